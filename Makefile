@@ -1,0 +1,113 @@
+# newtod: the 2005 "new timeofday core" rebuilt on Linux 6.12, built and
+# measured in QEMU. 'make help' lists the targets.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KSRC := $(BUILD)/linux
+KOUT := $(BUILD)/kbuild
+RESULTS := $(BUILD)/results
+GBIN := $(BUILD)/guest-bin
+SELFTESTS := $(KSRC)/tools/testing/selftests
+export TOP BUILD KSRC KOUT RESULTS
+
+CC := gcc
+CFLAGS := -O2 -g -Wall -Wextra -std=gnu11
+GUEST_LDFLAGS := -static -pthread
+TEST_TIMEOUT ?= 900
+BENCH_TIMEOUT ?= 1200
+RUN_TIMEOUT ?= 600
+
+.PHONY: help deps tree kernel guest-bin initramfs test bench shell run patches \
+	checkpatch hostcheck harness-check shellcheck clean distclean
+
+help:
+	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
+	@echo
+	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
+	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
+	@echo "  make shell       interactive guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
+	@echo "  make run CMD='...' [EXTRA=dir]"
+	@echo "                   run CMD in the guest (EXTRA's files in /extra); returns its exit status"
+	@echo "  make deps        install Debian packages (as root)"
+	@echo "  make tree        unpack linux-source-6.12 into build/linux (tag 'base') and apply kernel-patches/"
+	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
+	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
+	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
+	@echo "  make checkpatch  scripts/checkpatch.pl --strict over the series"
+	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
+	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
+	@echo "  make clean       remove build outputs (keeps build/linux); distclean removes build/"
+	@echo
+	@echo "Variables: APPEND='kernel params'  QEMU_OPTS='qemu options'  V=1 (show console)"
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/tree.sh
+
+kernel: tree
+	@scripts/kernel.sh
+
+# --- static guest binaries ---------------------------------------------------
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check
+GUEST_BENCH := $(GBIN)/bench/gtod
+PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
+VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
+
+guest-bin: tree
+	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(GUEST_BENCH)
+
+$(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-sign-compare -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+
+$(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+
+initramfs: guest-bin
+	@scripts/initramfs.sh
+
+# --- running the guest --------------------------------------------------------
+test: kernel initramfs hostcheck
+	@TIMEOUT=$(TEST_TIMEOUT) scripts/qemu.sh --job test --tap --kunit --timeout $(TEST_TIMEOUT)
+
+bench: kernel initramfs
+	@scripts/bench.sh
+
+shell: kernel initramfs
+	@scripts/qemu.sh --job shell
+
+run: kernel initramfs
+	@[ -n "$(CMD)" ] || { echo "ERROR: say what to run: make run CMD='cat /proc/version'" >&2; exit 2; }
+	@scripts/qemu.sh --job run --cmd "$(CMD)" $(if $(EXTRA),--extra "$(EXTRA)") --timeout $(RUN_TIMEOUT)
+
+# --- the patch series -----------------------------------------------------------
+patches:
+	@scripts/patches.sh export
+
+checkpatch: tree
+	@scripts/patches.sh checkpatch
+
+# --- checks of the harness itself -----------------------------------------------
+hostcheck:
+	@scripts/hostcheck.sh
+
+harness-check: kernel initramfs
+	@scripts/harness-check.sh
+
+shellcheck:
+	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh
+
+clean:
+	rm -rf $(KOUT) $(GBIN) $(RESULTS) $(BUILD)/initramfs.* $(BUILD)/*.log
+
+distclean:
+	rm -rf $(BUILD)

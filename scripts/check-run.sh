@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Judge one guest run from its two logs:
+#   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
+#   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
+# Usage: check-run.sh [--tap] [--kunit] [--timed-out] SERIAL RESULTS
+#   --tap    count the guest's TAP results (see guest/run-tests.sh)
+#   --kunit  count KUnit results from the console's KTAP (kunit.py parse)
+# Prints what it found; with --tap/--kunit ends with "N passed, N failed".
+# Exit status 0 only when the run is clean and nothing failed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tap=0 kunit=0 timed_out=0
+while [ $# -gt 2 ]; do
+	case "$1" in
+	--tap) tap=1 ;;
+	--kunit) kunit=1 ;;
+	--timed-out) timed_out=1 ;;
+	*) die "check-run.sh: unknown option '$1'" ;;
+	esac
+	shift
+done
+[ $# -eq 2 ] || die "usage: check-run.sh [--tap] [--kunit] [--timed-out] SERIAL RESULTS"
+serial=$1 results=$2
+[ -f "$serial" ] || die "no serial log $serial: did QEMU start? (run with V=1 to see its output)"
+[ -f "$results" ] || : >"$results"
+
+problems=()
+if [ "$timed_out" = 1 ]; then
+	problems+=("the guest did not finish before the timeout (hung?); last console lines:")
+fi
+# The kernel's own alarms, anywhere in a console line.
+while IFS= read -r l; do
+	problems+=("kernel: $l")
+done < <(tr -d '\r' <"$serial" | grep -aE 'Kernel panic|WARNING:|BUG:|Oops' | head -5)
+
+marker=$(tr -d '\r' <"$results" | grep -aoE '@@NEWTOD-DONE rc=[0-9]+' | tail -1 || true)
+if [ -z "$marker" ]; then
+	problems+=("no @@NEWTOD-DONE marker: the guest job did not complete")
+elif [ "${marker#*rc=}" != 0 ]; then
+	problems+=("guest job exited with ${marker#@@NEWTOD-DONE }")
+fi
+
+passed=0 failed=0 skipped=0
+if [ "$tap" = 1 ]; then
+	# Cases are the programs' own "# ok N"/"# not ok N" lines; a program
+	# that printed none counts as one case, judged by its exit status.
+	# A program whose exit status failed counts as a failure even when its
+	# cases passed (it crashed after them, or lost a result).
+	read -r p f s < <(tr -d '\r' <"$results" | awk '
+		/^# selftest: / { inner = 0; innerfail = 0; next }
+		/^# (not )?ok [0-9]+/ {
+			inner++
+			if ($0 ~ /# SKIP/) s++
+			else if ($2 == "not") { f++; innerfail++ } else p++
+			next
+		}
+		/^(not )?ok [0-9]+/ {
+			isfail = ($1 == "not")
+			if ($0 ~ /# SKIP/ && !isfail) { if (!inner) s++ }
+			else if (!inner) { if (isfail) f++; else p++ }
+			else if (isfail && !innerfail) f++
+			next
+		}
+		END { print p + 0, f + 0, s + 0 }')
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+|^# not ok' | sed 's/^/  /' || true
+	[ $((p + f)) -gt 0 ] || problems+=("no TAP results from the guest")
+fi
+
+if [ "$kunit" = 1 ]; then
+	kpy=$KSRC/tools/testing/kunit/kunit.py
+	[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
+	if ! tr -d '\r' <"$serial" | grep -aq 'KTAP version'; then
+		problems+=("no KUnit KTAP in the console log (CONFIG_KUNIT tests did not run?)")
+	else
+		kout=$(tr -d '\r' <"$serial" | python3 "$kpy" parse 2>&1 || true)
+		printf '%s\n' "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]' | sed 's/^/  kunit: /' || true
+		summary=$(printf '%s\n' "$kout" | grep -E 'Testing complete\.' | tail -1)
+		[ -n "$summary" ] || problems+=("kunit.py could not parse the KTAP: $(printf '%s\n' "$kout" | tail -3)")
+		kp=$(printf '%s' "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+		kf=$(printf '%s' "$summary" | grep -oE '(failed|crashed|errors): [0-9]+' | grep -oE '[0-9]+' | paste -sd+ | bc || echo 0)
+		ks=$(printf '%s' "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
+		echo "  kunit: ${summary}"
+		passed=$((passed + kp)) failed=$((failed + ${kf:-0})) skipped=$((skipped + ks))
+	fi
+fi
+
+status=0
+if [ ${#problems[@]} -gt 0 ]; then
+	printf 'FAIL: %s\n' "${problems[@]}" >&2
+	[ "$timed_out" = 1 ] && tr -d '\r' <"$serial" | tail -15 | sed 's/^/  | /' >&2
+	status=1
+fi
+if [ "$tap" = 1 ] || [ "$kunit" = 1 ]; then
+	[ "$failed" = 0 ] || status=1
+	# Problems that are not a counted test (panic, hang) count as one failure.
+	[ ${#problems[@]} -eq 0 ] || failed=$((failed + 1))
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+fi
+exit $status

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build the guest's base initramfs (newc cpio, uncompressed: QEMU loads it,
+# no decompressor needed in the tiny kernel) into $BUILD/initramfs.cpio:
+# busybox-static, the guest init and test runner, the static test and bench
+# binaries from $BUILD/guest-bin, and Debian's perf and hyperfine with the
+# shared libraries ldd names.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_cmd cpio ldd
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | tail -c 3)" = ELF ]; }
+if ! [ -x "$BUSYBOX" ] || ! is_elf "$BUSYBOX" || ldd "$BUSYBOX" >/dev/null 2>&1; then
+	die "$BUSYBOX is not a static busybox: run 'make deps' (package busybox-static)"
+fi
+
+root=$BUILD/initramfs.root
+out=$BUILD/initramfs.cpio
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,tests,bench,guest,extra,job}
+
+cp "$BUSYBOX" "$root/bin/busybox"
+"$BUSYBOX" --list-full | while read -r app; do
+	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
+done
+
+# copy_with_libs BINARY: the binary and every library ldd resolves for it.
+copy_with_libs() {
+	local bin=$1 lib
+	[ -x "$bin" ] || die "$bin not found: run 'make deps'"
+	mkdir -p "$root$(dirname "$bin")"
+	cp -L "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+	done
+}
+# Debian's /usr/bin/perf may be a wrapper script choosing perf_<version>.
+perf=/usr/bin/perf
+if ! is_elf "$perf"; then
+	perf=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort -V | tail -1)
+	[ -n "$perf" ] || die "no perf binary found: run 'make deps' (package linux-perf)"
+fi
+copy_with_libs "$perf"
+[ "$perf" = /usr/bin/perf ] || ln -sf "$perf" "$root/usr/bin/perf"
+copy_with_libs /usr/bin/hyperfine
+
+install -m 755 "$TOP/guest/init" "$root/init"
+install -m 755 "$TOP/guest/run-tests.sh" "$root/guest/run-tests.sh"
+install -m 644 "$TOP/guest/tests.list" "$root/tests/tests.list"
+install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
+cp -a "$BUILD/guest-bin/tests/." "$root/tests/"
+cp -a "$BUILD/guest-bin/bench/." "$root/bench/"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+
+# Every program named in tests.list must be in the image.
+while read -r name _ cmd _; do
+	case "$name" in '' | '#'*) continue ;; esac
+	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built"
+done <"$TOP/guest/tests.list"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner=0:0 --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"
+log "initramfs: $(du -h "$out" | cut -f1) in ${out#"$TOP"/}"

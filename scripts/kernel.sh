@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Configure and build the guest kernel out of tree: tinyconfig plus
+# guest/kernel.config, ccache, all cores. Prints the bzImage path.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FRAGMENT=${FRAGMENT:-$TOP/guest/kernel.config}
+need_cmd make gcc ccache flex bison bc
+[ -f "$KSRC/Makefile" ] || die "no kernel tree in $KSRC: run 'make tree'"
+
+kmake() {
+	make -C "$KSRC" O="$KOUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='newtod' KBUILD_BUILD_USER=newtod KBUILD_BUILD_HOST=qemu \
+		-j"$(nproc)" "$@"
+}
+
+# check_config: every CONFIG_ line of the fragment must be in the final .config.
+check_config() {
+	local line sym val got bad=()
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			sym=${line%%=*}
+			val=${line#*=}
+			;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			val=n
+			;;
+		*) continue ;;
+		esac
+		got=$(grep -E "^$sym=|^# $sym is not set" "$KOUT/.config" || true)
+		case "$got" in
+		"$sym=$val") ;;
+		"# $sym is not set") [ "$val" = n ] || bad+=("$sym=$val (got: not set)") ;;
+		"") [ "$val" = n ] || bad+=("$sym=$val (got: absent; a dependency is missing)") ;;
+		*) bad+=("$sym=$val (got: ${got#*=})") ;;
+		esac
+	done <"$FRAGMENT"
+	if [ ${#bad[@]} -gt 0 ]; then
+		printf 'ERROR: options asked for in %s are not in the final .config:\n' "${FRAGMENT#"$TOP"/}" >&2
+		printf '  %s\n' "${bad[@]}" >&2
+		die "add the missing dependencies to ${FRAGMENT#"$TOP"/} (see 'make -C $KSRC O=$KOUT menuconfig', search with '/')"
+	fi
+}
+
+mkdir -p "$KOUT"
+stamp=$KOUT/.newtod-config
+want=$(cat "$FRAGMENT" "$KSRC/.git/newtod-series" 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ ! -f "$KOUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	log "kernel: configuring (tinyconfig + ${FRAGMENT#"$TOP"/})"
+	kmake -s tinyconfig >/dev/null
+	(cd "$KSRC" && KCONFIG_CONFIG="$KOUT/.config" scripts/kconfig/merge_config.sh -m -O "$KOUT" \
+		"$KOUT/.config" "$FRAGMENT" >/dev/null) || die "merging ${FRAGMENT#"$TOP"/} failed"
+	kmake -s olddefconfig >/dev/null
+	check_config
+	echo "$want" >"$stamp"
+else
+	# Patches may add Kconfig symbols: let olddefconfig settle them quietly.
+	kmake -s olddefconfig >/dev/null
+	check_config
+fi
+
+log "kernel: building (ccache, -j$(nproc))"
+start=$(date +%s)
+if ! kmake -s bzImage >"$BUILD/kbuild.log" 2>&1; then
+	grep -E 'error|Error' "$BUILD/kbuild.log" | head -40 >&2
+	die "kernel build failed: full log in ${BUILD#"$TOP"/}/kbuild.log"
+fi
+grep -E 'warning:' "$BUILD/kbuild.log" | head -20 >&2 || true
+log "kernel: built in $(($(date +%s) - start)) s"

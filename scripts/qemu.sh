@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Boot the guest kernel in QEMU (TCG) and run one job in it.
+# Usage: qemu.sh --job test|bench|run|shell [--cmd CMD] [--extra DIR]
+#                [--timeout SECS] [--name NAME] [--tap] [--kunit]
+# Environment: APPEND (more kernel parameters), QEMU_OPTS (more QEMU
+# options), V=1 (show the console while it runs).
+# Logs: $RESULTS/NAME-serial.log (console), $RESULTS/NAME-results.txt (job).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+job='' cmd='' extra='' name='' timeout_s=600 checks=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--job) job=$2; shift ;;
+	--cmd) cmd=$2; shift ;;
+	--extra) extra=$2; shift ;;
+	--timeout) timeout_s=$2; shift ;;
+	--name) name=$2; shift ;;
+	--tap | --kunit) checks+=("$1") ;;
+	*) die "qemu.sh: unknown argument '$1' (see the comment at the top of scripts/qemu.sh)" ;;
+	esac
+	shift
+done
+case "$job" in test | bench | run | shell) ;; *) die "qemu.sh: --job must be test, bench, run or shell" ;; esac
+name=${name:-$job}
+need_cmd qemu-system-x86_64 cpio timeout
+
+kernel=$KOUT/arch/x86/boot/bzImage
+base=$BUILD/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
+[ -f "$base" ] || die "no initramfs at $base: run 'make initramfs'"
+mkdir -p "$RESULTS"
+serial=$RESULTS/$name-serial.log
+results=$RESULTS/$name-results.txt
+rm -f "$serial" "$results"
+
+# The job archive (/job/cmd, /extra/...) is appended to the base initramfs:
+# the kernel unpacks concatenated newc archives in order.
+jobdir=$(mktemp -d)
+trap 'rm -rf "$jobdir"' EXIT
+mkdir -p "$jobdir/root/job" "$jobdir/root/extra"
+printf '%s\n' "$cmd" >"$jobdir/root/job/cmd"
+if [ -n "$extra" ]; then
+	[ -d "$extra" ] || die "EXTRA=$extra is not a directory"
+	cp -a "$extra/." "$jobdir/root/extra/"
+fi
+(cd "$jobdir/root" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) >"$jobdir/job.cpio"
+cat "$base" "$jobdir/job.cpio" >"$jobdir/initrd"
+
+append="console=ttyS0 panic=-1 tsc=reliable newtod.job=$job ${APPEND:-}"
+qemu=(qemu-system-x86_64 -M pc -cpu max -smp 2 -m 1G -nographic -no-reboot
+	-kernel "$kernel" -initrd "$jobdir/initrd" -append "$append")
+# shellcheck disable=SC2206 # QEMU_OPTS is a list of options, split on spaces
+qemu+=(${QEMU_OPTS:-})
+
+if [ "$job" = shell ]; then
+	echo "newtod: starting a guest shell. Leave with 'exit'; Ctrl-a x kills QEMU." >&2
+	"${qemu[@]}" -serial mon:stdio -serial "file:$results"
+	exit 0
+fi
+
+log "qemu: booting (job=$job, timeout ${timeout_s}s, console log ${serial#"$TOP"/})"
+start=$(date +%s)
+timed_out=0
+qrc=0
+if [ "${V:-0}" = 1 ]; then
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio -serial "file:$results" \
+		</dev/null | tee "$serial" || qrc=$?
+else
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial "file:$serial" -serial "file:$results" \
+		</dev/null >"$RESULTS/$name-qemu.log" 2>&1 || qrc=$?
+fi
+[ "$qrc" = 124 ] || [ "$qrc" = 137 ] && timed_out=1
+if [ "$timed_out" = 0 ] && [ "$qrc" != 0 ]; then
+	cat "$RESULTS/$name-qemu.log" >&2 2>/dev/null || true
+	die "QEMU failed (exit $qrc): see the messages above"
+fi
+log "qemu: guest ran $(($(date +%s) - start)) s"
+
+opts=("${checks[@]}")
+[ "$timed_out" = 1 ] && opts+=(--timed-out)
+rc=0
+if [ "$job" = run ]; then
+	tr -d '\r' <"$results" | grep -av '@@NEWTOD-DONE' || true
+	"$TOP/scripts/check-run.sh" "${opts[@]}" "$serial" "$results" >/dev/null || rc=$?
+	guest_rc=$(tr -d '\r' <"$results" | grep -aoE '@@NEWTOD-DONE rc=[0-9]+' | tail -1 | sed 's/.*rc=//')
+	# Return the command's own exit status when it is known.
+	[ -n "$guest_rc" ] && [ "$guest_rc" != 0 ] && exit "$guest_rc"
+	exit "$rc"
+fi
+"$TOP/scripts/check-run.sh" "${opts[@]}" "$serial" "$results" || rc=$?
+exit "$rc"

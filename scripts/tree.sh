@@ -10,7 +10,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PATCHDIR=$TOP/kernel-patches
+PATCHDIR=${PATCHDIR:-$TOP/kernel-patches}
 STAMP=$KSRC/.git/newtod-series
 
 need_cmd git tar xz
@@ -68,7 +68,7 @@ apply_series() {
 			sed 's/^/  /' "$BUILD/am.log" >&2
 			# Name the failing hunk(s) against the tree without the merge fallback.
 			kgit am --abort >/dev/null 2>&1 || true
-			kgit apply --check -v "$p" 2>&1 | grep -E '^(error|Checking|Hunk)' | sed 's/^/  /' >&2 || true
+			kgit apply --check -v "$p" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
 			die "rebase ${p#"$TOP"/} onto the current series (fix it in $KSRC and run 'make patches')"
 		fi
 		n=$((n + 1))

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The patch series in kernel-patches/.
+#   patches.sh export      base..HEAD of $KSRC -> kernel-patches/ (git format-patch),
+#                          keeping the hand-written 0000-cover-letter.patch
+#   patches.sh checkpatch  scripts/checkpatch.pl --strict over the series; any
+#                          ERROR, WARNING or CHECK fails
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PATCHDIR=$TOP/kernel-patches
+kgit() { git -C "$KSRC" "$@"; }
+kgit rev-parse -q --verify base >/dev/null 2>&1 || die "no kernel tree with a 'base' tag in $KSRC: run 'make tree'"
+
+series() { find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort; }
+
+case "${1:-}" in
+export)
+	[ -z "$(kgit status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes: commit them there first (git -C build/linux commit)"
+	n=$(kgit rev-list --count base..HEAD)
+	mkdir -p "$PATCHDIR"
+	find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-cover-letter.patch' -delete
+	if [ "$n" -gt 0 ]; then
+		kgit format-patch -q --zero-commit --no-signature --no-cover-letter \
+			-o "$PATCHDIR" base..HEAD
+	fi
+	# The tree now is the series: record it so 'make tree' reuses it.
+	"$TOP/scripts/tree.sh" >/dev/null
+	log "patches: exported $n patch(es) to kernel-patches/"
+	;;
+checkpatch)
+	total=0 bad=0
+	while read -r p; do
+		[ -n "$p" ] || continue
+		total=$((total + 1))
+		out=$(cd "$KSRC" && { ./scripts/checkpatch.pl -q --strict --no-summary --show-types "$p" 2>&1 || true; })
+		if [ -n "$out" ]; then
+			bad=$((bad + 1))
+			printf '%s:\n%s\n\n' "${p#"$TOP"/}" "$out"
+		fi
+	done < <(series)
+	[ "$bad" = 0 ] || die "checkpatch --strict: $bad of $total patch(es) have errors, warnings or checks (above)"
+	log "checkpatch --strict: $total patch(es), all clean"
+	;;
+*) die "usage: patches.sh export|checkpatch" ;;
+esac

@@ -19,6 +19,12 @@ TEST_TIMEOUT ?= 900
 BENCH_TIMEOUT ?= 1200
 RUN_TIMEOUT ?= 600
 
+# One build directory, one initramfs: targets never run in parallel.
+.NOTPARALLEL:
+
+# shquote: a value for use inside single quotes in a recipe.
+shquote = $(subst ','\'',$(1))
+
 .PHONY: help deps tree kernel guest-bin initramfs test bench shell run patches \
 	checkpatch hostcheck harness-check shellcheck clean distclean
 
@@ -52,7 +58,7 @@ kernel: tree
 	@scripts/kernel.sh
 
 # --- static guest binaries ---------------------------------------------------
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core
 GUEST_BENCH := $(GBIN)/bench/gtod
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
@@ -63,6 +69,10 @@ guest-bin: tree
 $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_core: guest/tests/tod_core.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)
@@ -86,8 +96,8 @@ shell: kernel initramfs
 	@scripts/qemu.sh --job shell
 
 run: kernel initramfs
-	@[ -n "$(CMD)" ] || { echo "ERROR: say what to run: make run CMD='cat /proc/version'" >&2; exit 2; }
-	@scripts/qemu.sh --job run --cmd "$(CMD)" $(if $(EXTRA),--extra "$(EXTRA)") --timeout $(RUN_TIMEOUT)
+	@[ -n '$(call shquote,$(value CMD))' ] || { echo "ERROR: say what to run: make run CMD='cat /proc/version'" >&2; exit 2; }
+	@scripts/qemu.sh --job run --cmd '$(call shquote,$(value CMD))' $(if $(EXTRA),--extra '$(EXTRA)') --timeout $(RUN_TIMEOUT)
 
 # --- the patch series -----------------------------------------------------------
 patches:
@@ -97,7 +107,7 @@ checkpatch: tree
 	@scripts/patches.sh checkpatch
 
 # --- checks of the harness itself -----------------------------------------------
-hostcheck:
+hostcheck: tree
 	@scripts/hostcheck.sh
 
 harness-check: kernel initramfs

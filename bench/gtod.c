@@ -164,6 +164,7 @@ struct thread_arg {
 	int cpu;
 	pthread_barrier_t *bar;
 	double ns;
+	uint64_t sum;
 };
 
 static double now_ns(void)
@@ -182,35 +183,57 @@ static void *thread_fn(void *a)
 
 	CPU_ZERO(&set);
 	CPU_SET(t->cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	t->p->run(t->iters / 100 + 1); /* warm up */
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "gtod: cannot pin a thread to cpu%d: %s\n", t->cpu, strerror(errno));
+		exit(1);
+	}
+	t->sum = t->p->run(t->iters / 100 + 1); /* warm up */
 	pthread_barrier_wait(t->bar);
 	t0 = now_ns();
-	sink += t->p->run(t->iters);
+	t->sum += t->p->run(t->iters);
 	t->ns = (now_ns() - t0) / t->iters;
 	return NULL;
 }
 
+static int cpus[CPU_SETSIZE], ncpus;
+
+/* The CPUs this process may run on, in order: threads are pinned to them. */
+static void find_cpus(void)
+{
+	cpu_set_t set;
+	int c;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "gtod: sched_getaffinity: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpus++] = c;
+}
+
 /* One timed run of path p on nthreads threads: mean per-call ns. */
-static double measure(const struct path *p, long iters, int nthreads, int ncpu)
+static double measure(const struct path *p, long iters, int nthreads)
 {
 	struct thread_arg args[64];
 	pthread_t tid[64];
 	pthread_barrier_t bar;
 	double sum = 0;
-	int i;
+	int i, rc;
 
 	pthread_barrier_init(&bar, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
-		args[i] = (struct thread_arg){ p, iters, i % ncpu, &bar, 0 };
-		if (pthread_create(&tid[i], NULL, thread_fn, &args[i])) {
-			fprintf(stderr, "gtod: pthread_create: %s\n", strerror(errno));
+		args[i] = (struct thread_arg){ p, iters, cpus[i % ncpus], &bar, 0, 0 };
+		rc = pthread_create(&tid[i], NULL, thread_fn, &args[i]);
+		if (rc) {
+			fprintf(stderr, "gtod: pthread_create: %s\n", strerror(rc));
 			exit(1);
 		}
 	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(tid[i], NULL);
 		sum += args[i].ns;
+		sink += args[i].sum;
 	}
 	pthread_barrier_destroy(&bar);
 	return sum / nthreads;
@@ -331,16 +354,20 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1)
-		ncpu = 1;
+	find_cpus();
+	ncpu = ncpus;
 
-	for (i = 0; i < NPATHS; i++)
+	for (i = 0; i < NPATHS; i++) {
 		res[i] = calloc(rounds, sizeof(double));
+		if (!res[i]) {
+			fprintf(stderr, "gtod: out of memory\n");
+			return 1;
+		}
+	}
 	for (r = 0; r < (size_t)rounds; r++)
 		for (i = 0; i < NPATHS; i++)
 			if (sel[i])
-				res[i][r] = measure(&paths[i], iters, threads, ncpu);
+				res[i][r] = measure(&paths[i], iters, threads);
 
 	printf("gtod: %ld rounds x %ld calls, %d thread(s), %d CPU(s); ns per call\n",
 	       rounds, iters, threads, ncpu);
@@ -351,6 +378,8 @@ int main(int argc, char **argv)
 		if (!sel[i])
 			continue;
 		v = malloc(rounds * sizeof(double));
+		if (!v)
+			return 1;
 		memcpy(v, res[i], rounds * sizeof(double));
 		qsort(v, rounds, sizeof(double), cmp_double);
 		med[i] = rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;

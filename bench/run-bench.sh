@@ -25,6 +25,12 @@ for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod; do
 	perf stat -x, -e task-clock,raw_syscalls:sys_enter -o /tmp/perf.csv \
 		$G --path "$p" --iters "$n" --rounds 1 >/dev/null
 	sc=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' /tmp/perf.csv)
+	case "$sc" in
+	'' | *[!0-9]*)
+		echo "perf did not count raw_syscalls:sys_enter for $p: '$sc' (is tracefs mounted?)" >&2
+		exit 1
+		;;
+	esac
 	awk -v p="$p" -v sc="$sc" -v n="$n" \
 		'BEGIN { printf "  %-20s %10s syscalls for %d calls (+ warm-up): %.3f per call\n", p, sc, n * 1.01, sc / (n * 1.01) }'
 done

@@ -19,14 +19,16 @@ grep -v '^[[:space:]]*\(#\|$\)' "$list" | while read -r name tmo cmd; do
 	i=$((i + 1))
 	echo "# selftest: $name"
 	start=$(cut -d' ' -f1 /proc/uptime)
+	rm -f /tmp/rc
 	# shellcheck disable=SC2086 # cmd holds the command and its arguments
-	{ (cd /tests && timeout "$tmo" $cmd) 2>&1; echo "$?" >/tmp/rc; } | sed 's/^/# /'
-	rc=$(cat /tmp/rc)
+	{ (cd /tests && timeout -k 5 "$tmo" $cmd </dev/null) 2>&1; echo "$?" >/tmp/rc; } | sed 's/^/# /'
+	rc=$(cat /tmp/rc 2>/dev/null)
+	[ -n "$rc" ] || rc=255
 	secs=$(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
 	case "$rc" in
 	0) echo "ok $i $name # ${secs}s" ;;
 	4) echo "ok $i $name # SKIP" ;;
-	124 | 143) echo "not ok $i $name # TIMEOUT ${tmo}s" ;;
+	124 | 137 | 143) echo "not ok $i $name # TIMEOUT ${tmo}s" ;;
 	*) echo "not ok $i $name # exit=$rc" ;;
 	esac
 done

@@ -38,6 +38,7 @@ t2 = {p["name"]: p["median_ns"] for p in two["paths"]}
 for p in one["paths"]:
     print(p["name"], p["median_ns"], min(p["samples_ns"]), max(p["samples_ns"]), t2.get(p["name"], 0))
 PY
+	rm -f "$RESULTS/gtod.svg"
 	gnuplot <<GP || warn "gnuplot failed; the JSON is still in $RESULTS"
 set terminal svg size 900,480 dynamic font "sans,11"
 set output "$RESULTS/gtod.svg"
@@ -51,5 +52,7 @@ set grid ytics
 set key top left
 plot "$dat" using 2:3:4:xtic(1) title "1 thread", "" using 5:5:5 title "2 threads (median)"
 GP
-	[ -f "$RESULTS/gtod.svg" ] && log "bench: chart in ${RESULTS#"$TOP"/}/gtod.svg"
+	if [ -f "$RESULTS/gtod.svg" ]; then
+		log "bench: chart in ${RESULTS#"$TOP"/}/gtod.svg"
+	fi
 fi

@@ -33,7 +33,7 @@ fi
 # The kernel's own alarms, anywhere in a console line.
 while IFS= read -r l; do
 	problems+=("kernel: $l")
-done < <(tr -d '\r' <"$serial" | grep -aE 'Kernel panic|WARNING:|BUG:|Oops' | head -5)
+done < <(tr -d '\r' <"$serial" | grep -aE 'Kernel panic|WARNING:|BUG:|Oops|detected stalls|blocked for more than' | head -5 || true)
 
 marker=$(tr -d '\r' <"$results" | grep -aoE '@@NEWTOD-DONE rc=[0-9]+' | tail -1 || true)
 if [ -z "$marker" ]; then
@@ -65,6 +65,16 @@ if [ "$tap" = 1 ]; then
 		}
 		END { print p + 0, f + 0, s + 0 }')
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	# The plan "1..N" against the programs that reported: a runner that
+	# stopped early must not pass.
+	read -r plan ran < <(tr -d '\r' <"$results" | awk '
+		/^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); plan = a[2] }
+		/^(not )?ok [0-9]+/ { ran++ }
+		END { print (plan == "" ? -1 : plan), ran + 0 }')
+	if [ "$plan" != -1 ] && [ "$plan" != "$ran" ]; then
+		problems+=("the guest ran $ran of the $plan planned test programs")
+		failed=$((failed + plan - ran))
+	fi
 	tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+|^# not ok' | sed 's/^/  /' || true
 	[ $((p + f)) -gt 0 ] || problems+=("no TAP results from the guest")
 fi
@@ -72,15 +82,15 @@ fi
 if [ "$kunit" = 1 ]; then
 	kpy=$KSRC/tools/testing/kunit/kunit.py
 	[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
-	if ! tr -d '\r' <"$serial" | grep -aq 'KTAP version'; then
+	if ! grep -aq 'KTAP version' "$serial"; then
 		problems+=("no KUnit KTAP in the console log (CONFIG_KUNIT tests did not run?)")
 	else
 		kout=$(tr -d '\r' <"$serial" | python3 "$kpy" parse 2>&1 || true)
 		printf '%s\n' "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]' | sed 's/^/  kunit: /' || true
-		summary=$(printf '%s\n' "$kout" | grep -E 'Testing complete\.' | tail -1)
+		summary=$(printf '%s\n' "$kout" | grep -E 'Testing complete\.' | tail -1 || true)
 		[ -n "$summary" ] || problems+=("kunit.py could not parse the KTAP: $(printf '%s\n' "$kout" | tail -3)")
 		kp=$(printf '%s' "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-		kf=$(printf '%s' "$summary" | grep -oE '(failed|crashed|errors): [0-9]+' | grep -oE '[0-9]+' | paste -sd+ | bc || echo 0)
+		kf=$(printf '%s' "$summary" | { grep -oE '(failed|crashed|errors): [0-9]+' || true; } | awk '{ s += $2 } END { print s + 0 }')
 		ks=$(printf '%s' "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
 		echo "  kunit: ${summary}"
 		passed=$((passed + kp)) failed=$((failed + ${kf:-0})) skipped=$((skipped + ks))

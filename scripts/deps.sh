@@ -6,9 +6,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KVER_PIN=6.12.118-1~deb12u1
-PKGS=(gcc make flex bison bc libelf-dev libssl-dev cpio xz-utils ccache
+PKGS=(gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio xz-utils ccache
 	qemu-system-x86 busybox-static linux-perf hyperfine linuxptp shellcheck
-	gnuplot-nox python3 git perl)
+	gnuplot-nox python3 python3-ply python3-git git perl)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -24,6 +24,7 @@ case "$src_installed" in
 	;;
 *) src_ok=0 ;;
 esac
+[ -f "$KSOURCE_TARBALL" ] || src_ok=0
 
 if [ ${#missing[@]} -eq 0 ] && [ "$src_ok" = 1 ] && [ -f "$KSOURCE_TARBALL" ]; then
 	log "deps: all packages present"
@@ -43,7 +44,7 @@ apt-get update -qq || die "apt-get update failed: check the Debian mirror config
 
 src_spec=()
 if [ "$src_ok" = 0 ]; then
-	if apt-cache madison linux-source-6.12 | awk '{print $3}' | grep -qxF "$KVER_PIN"; then
+	if apt-cache madison linux-source-6.12 | awk -v v="$KVER_PIN" '$3 == v { f = 1 } END { exit !f }'; then
 		src_spec=("linux-source-6.12=$KVER_PIN")
 	else
 		newest=$(apt-cache madison linux-source-6.12 | awk 'NR==1 {print $3}')
@@ -55,7 +56,7 @@ if [ "$src_ok" = 0 ]; then
 	fi
 fi
 log "deps: installing ${missing[*]} ${src_spec[*]}"
-apt-get install -y -qq --no-install-recommends "${missing[@]}" "${src_spec[@]}" >/dev/null ||
+apt-get install -y -qq --reinstall --no-install-recommends "${missing[@]}" "${src_spec[@]}" >/dev/null ||
 	die "apt-get install failed: see the messages above"
 [ -f "$KSOURCE_TARBALL" ] || die "$KSOURCE_TARBALL is missing after installing linux-source-6.12"
 log "deps: done"

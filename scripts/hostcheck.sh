@@ -81,6 +81,8 @@ case_ "timeout fails" 1 "" "x" "$TAP_PASS" --tap --timed-out
 case_ "KUnit failure fails" 1 "1 passed, 1 failed" "$KTAP_FAIL" "$DONE0" --kunit
 case_ "missing KUnit output fails" 1 "" "no ktap here" "$DONE0" --kunit
 case_ "no TAP at all fails" 1 "" "x" "$DONE0" --tap
+case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
+	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then

@@ -48,7 +48,7 @@ check_config() {
 
 mkdir -p "$KOUT"
 stamp=$KOUT/.newtod-config
-want=$(cat "$FRAGMENT" "$KSRC/.git/newtod-series" 2>/dev/null | sha256sum | cut -d' ' -f1)
+want=$({ cat "$FRAGMENT" "$KSRC/.git/newtod-series" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$KOUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	log "kernel: configuring (tinyconfig + ${FRAGMENT#"$TOP"/})"
 	kmake -s tinyconfig >/dev/null
@@ -66,7 +66,7 @@ fi
 log "kernel: building (ccache, -j$(nproc))"
 start=$(date +%s)
 if ! kmake -s bzImage >"$BUILD/kbuild.log" 2>&1; then
-	grep -E 'error|Error' "$BUILD/kbuild.log" | head -40 >&2
+	grep -E 'error|Error' "$BUILD/kbuild.log" | head -40 >&2 || true
 	die "kernel build failed: full log in ${BUILD#"$TOP"/}/kbuild.log"
 fi
 grep -E 'warning:' "$BUILD/kbuild.log" | head -20 >&2 || true

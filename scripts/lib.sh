@@ -9,6 +9,20 @@ KOUT=${KOUT:-$BUILD/kbuild}
 RESULTS=${RESULTS:-$BUILD/results}
 KSOURCE_TARBALL=${KSOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 
+# The patch series and its hash (what 'make tree' last applied is stamped).
+PATCHDIR=${PATCHDIR:-$TOP/kernel-patches}
+SERIES_STAMP=${SERIES_STAMP:-$KSRC/.git/newtod-series}
+series() { find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-*' 2>/dev/null | LC_ALL=C sort; }
+series_hash() {
+	local p
+	{
+		echo series-v1
+		while read -r p; do
+			[ -n "$p" ] && cat "$p"
+		done < <(series)
+	} | sha256sum | cut -d' ' -f1
+}
+
 log() { printf '>>> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
 die() {

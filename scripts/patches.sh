@@ -8,16 +8,18 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PATCHDIR=$TOP/kernel-patches
 kgit() { git -C "$KSRC" "$@"; }
 kgit rev-parse -q --verify base >/dev/null 2>&1 || die "no kernel tree with a 'base' tag in $KSRC: run 'make tree'"
 
-series() { find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort; }
 
 case "${1:-}" in
 export)
 	[ -z "$(kgit status --porcelain --untracked-files=no)" ] ||
 		die "$KSRC has uncommitted changes: commit them there first (git -C build/linux commit)"
+	read -r applied _ <"$SERIES_STAMP" 2>/dev/null || applied=none
+	[ "$applied" = "$(series_hash)" ] ||
+		die "kernel-patches/ is not the series $KSRC was built from (it changed, or the last 'make tree' failed):
+  exporting now would overwrite it. Run 'make tree' first (FORCE_TREE=1 to drop work in $KSRC)."
 	n=$(kgit rev-list --count base..HEAD)
 	mkdir -p "$PATCHDIR"
 	find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-cover-letter.patch' -delete
@@ -34,7 +36,8 @@ checkpatch)
 	while read -r p; do
 		[ -n "$p" ] || continue
 		total=$((total + 1))
-		out=$(cd "$KSRC" && { ./scripts/checkpatch.pl -q --strict --no-summary --show-types "$p" 2>&1 || true; })
+		# Debian's python3 (with python3-ply, python3-git) for scripts/spdxcheck.py.
+		out=$(cd "$KSRC" && { PATH=/usr/bin:$PATH ./scripts/checkpatch.pl -q --strict --no-summary --show-types "$p" 2>&1 || true; })
 		if [ -n "$out" ]; then
 			bad=$((bad + 1))
 			printf '%s:\n%s\n\n' "${p#"$TOP"/}" "$out"

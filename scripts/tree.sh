@@ -10,21 +10,9 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PATCHDIR=${PATCHDIR:-$TOP/kernel-patches}
-STAMP=$KSRC/.git/newtod-series
+STAMP=$SERIES_STAMP
 
 need_cmd git tar xz
-
-series() { find "$PATCHDIR" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-*' 2>/dev/null | LC_ALL=C sort; }
-series_hash() {
-	local p
-	{
-		echo series-v1
-		while read -r p; do
-			[ -n "$p" ] && cat "$p"
-		done < <(series)
-	} | sha256sum | cut -d' ' -f1
-}
 
 kgit() { git -C "$KSRC" "$@"; }
 # Quiet identity for the commits we make; nothing here is pushed anywhere.
@@ -69,6 +57,10 @@ apply_series() {
 			# Name the failing hunk(s) against the tree without the merge fallback.
 			kgit am --abort >/dev/null 2>&1 || true
 			kgit apply --check -v "$p" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
+			# Leave no half-applied series behind: 'make patches' on it would
+			# export only the patches before this one.
+			kgit reset -q --hard base
+			echo "failed $(kgit rev-parse base)" >"$STAMP"
 			die "rebase ${p#"$TOP"/} onto the current series (fix it in $KSRC and run 'make patches')"
 		fi
 		n=$((n + 1))

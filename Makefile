@@ -58,7 +58,7 @@ kernel: tree
 	@scripts/kernel.sh
 
 # --- static guest binaries ---------------------------------------------------
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core $(GBIN)/tests/tod_ntp
 GUEST_BENCH := $(GBIN)/bench/gtod
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
@@ -71,6 +71,10 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/tod_core: guest/tests/tod_core.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
 

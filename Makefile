@@ -58,7 +58,8 @@ kernel: tree
 	@scripts/kernel.sh
 
 # --- static guest binaries ---------------------------------------------------
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core $(GBIN)/tests/tod_ntp
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
+	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot
 GUEST_BENCH := $(GBIN)/bench/gtod
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
@@ -78,6 +79,10 @@ $(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
 
+$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-sign-compare -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
@@ -91,7 +96,7 @@ initramfs: guest-bin
 
 # --- running the guest --------------------------------------------------------
 test: kernel initramfs hostcheck
-	@TIMEOUT=$(TEST_TIMEOUT) scripts/qemu.sh --job test --tap --kunit --timeout $(TEST_TIMEOUT)
+	@scripts/test.sh $(TEST_TIMEOUT)
 
 bench: kernel initramfs
 	@scripts/bench.sh

@@ -56,8 +56,8 @@ printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 
 # Every program named in tests.list must be in the image.
-while read -r name _ cmd _; do
-	case "$name" in '' | '#'*) continue ;; esac
+while read -r boot name _ cmd _; do
+	case "$boot" in '' | '#'*) continue ;; esac
 	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built"
 done <"$TOP/guest/tests.list"
 

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tod_boot: what a boot with timesource= (or a suspend) left behind.
+ *
+ *   tod_boot current NAME        the core runs on NAME
+ *   tod_boot dmesg TEXT          the kernel log says TEXT
+ *   tod_boot idle SECS           with the guest idle for SECS (NO_HZ), the
+ *                                core loses no counter wraps: it agrees with
+ *                                CLOCK_MONOTONIC_RAW within 100 ppm
+ *   tod_boot suspend SECS        S3 for SECS via the RTC alarm:
+ *                                CLOCK_TOD_MONOTONIC advances by SECS +- 1.5 s
+ *                                and a reader never sees it step back
+ * Several checks can follow each other on one command line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define CLOCK_TOD_MONOTONIC 13
+#define CUR "/sys/devices/system/timesource/timesource0/current_timesource"
+
+static int64_t ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void check_current(const char *want)
+{
+	char buf[64] = "";
+	FILE *f = fopen(CUR, "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	ksft_test_result(!strcmp(buf, want), "current timesource is '%s' (want '%s')\n", buf, want);
+}
+
+static void check_dmesg(const char *text)
+{
+	static char log[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+
+	if (n < 0)
+		n = 0;
+	log[n] = 0;
+	ksft_test_result(strstr(log, text) != NULL, "kernel log says '%s'\n", text);
+}
+
+static void check_idle(int secs)
+{
+	int64_t r0 = ns_of(CLOCK_MONOTONIC_RAW), t0 = ns_of(CLOCK_TOD_MONOTONIC), r1, t1;
+	double ppm;
+
+	sleep(secs);
+	t1 = ns_of(CLOCK_TOD_MONOTONIC);
+	r1 = ns_of(CLOCK_MONOTONIC_RAW);
+	ppm = ((double)(t1 - t0) / (double)(r1 - r0) - 1.0) * 1e6;
+	ksft_test_result(ppm > -100 && ppm < 100,
+			 "idle %d s: CLOCK_TOD_MONOTONIC vs MONOTONIC_RAW %+.3f ppm (limit 100; a lost 24-bit wrap is -%.0f)\n",
+			 secs, ppm, 4.69e6 / secs);
+}
+
+static atomic_int stop;
+static atomic_long backwards;
+
+static void *reader(void *arg)
+{
+	int64_t prev = ns_of(CLOCK_TOD_MONOTONIC), now;
+
+	while (!atomic_load(&stop)) {
+		now = ns_of(CLOCK_TOD_MONOTONIC);
+		if (now < prev)
+			atomic_fetch_add(&backwards, 1);
+		prev = now;
+	}
+	return NULL;
+}
+
+static void check_suspend(int secs)
+{
+	int64_t t0, t1, b0, b1;
+	char alarm[16];
+	pthread_t th;
+	int ret;
+
+	snprintf(alarm, sizeof(alarm), "+%d", secs);
+	write_file("/sys/class/rtc/rtc0/wakealarm", "0");
+	if (write_file("/sys/class/rtc/rtc0/wakealarm", alarm)) {
+		ksft_test_result_fail("cannot set the RTC wake alarm: %s\n", strerror(errno));
+		return;
+	}
+	pthread_create(&th, NULL, reader, NULL);
+	t0 = ns_of(CLOCK_TOD_MONOTONIC);
+	b0 = ns_of(CLOCK_BOOTTIME);
+	ret = write_file("/sys/power/state", "mem");
+	t1 = ns_of(CLOCK_TOD_MONOTONIC);
+	b1 = ns_of(CLOCK_BOOTTIME);
+	usleep(200000);
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	ksft_test_result(ret == 0, "echo mem > /sys/power/state: %s\n", ret ? strerror(-ret) : "resumed");
+	ksft_test_result(t1 - t0 > (secs - 1.5) * 1e9 && t1 - t0 < (secs + 1.5) * 1e9,
+			 "S3 of %d s: CLOCK_TOD_MONOTONIC advanced %.3f s (stock BOOTTIME %.3f s; limit %d +- 1.5)\n",
+			 secs, (t1 - t0) / 1e9, (b1 - b0) / 1e9, secs);
+	ksft_test_result(atomic_load(&backwards) == 0,
+			 "a reader across the suspend never saw CLOCK_TOD_MONOTONIC step back (%ld times)\n",
+			 atomic_load(&backwards));
+}
+
+int main(int argc, char **argv)
+{
+	int i, plan = 0;
+
+	for (i = 1; i + 1 < argc; i += 2)
+		plan += strcmp(argv[i], "suspend") ? 1 : 3;
+	if (argc < 3 || argc % 2 == 0) {
+		fprintf(stderr, "usage: %s {current NAME|dmesg TEXT|idle SECS|suspend SECS}...\n", argv[0]);
+		return 2;
+	}
+	ksft_print_header();
+	ksft_set_plan(plan);
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "current"))
+			check_current(argv[i + 1]);
+		else if (!strcmp(argv[i], "dmesg"))
+			check_dmesg(argv[i + 1]);
+		else if (!strcmp(argv[i], "idle"))
+			check_idle(atoi(argv[i + 1]));
+		else if (!strcmp(argv[i], "suspend"))
+			check_suspend(atoi(argv[i + 1]));
+		else
+			ksft_exit_fail_msg("unknown check '%s'\n", argv[i]);
+	}
+	ksft_finished();
+}

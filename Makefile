@@ -26,7 +26,7 @@ RUN_TIMEOUT ?= 600
 shquote = $(subst ','\'',$(1))
 
 .PHONY: help deps tree kernel guest-bin initramfs test bench shell run patches \
-	checkpatch hostcheck harness-check shellcheck clean distclean
+	checkpatch hostcheck harness-check series-check shellcheck clean distclean
 
 help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
@@ -42,6 +42,7 @@ help:
 	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
 	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
 	@echo "  make checkpatch  scripts/checkpatch.pl --strict over the series"
+	@echo "  make series-check  build the kernel at every patch of the series (bisectable?)"
 	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
 	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
 	@echo "  make clean       remove build outputs (keeps build/linux); distclean removes build/"
@@ -121,6 +122,9 @@ hostcheck: tree
 
 harness-check: kernel initramfs
 	@scripts/harness-check.sh
+
+series-check: tree
+	@scripts/series-check.sh
 
 shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh

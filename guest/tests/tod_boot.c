@@ -3,6 +3,7 @@
  * tod_boot: what a boot with timesource= (or a suspend) left behind.
  *
  *   tod_boot current NAME        the core runs on NAME
+ *   tod_boot absent NAME         NAME is not a registered timesource
  *   tod_boot dmesg TEXT          the kernel log says TEXT
  *   tod_boot idle SECS           with the guest idle for SECS (NO_HZ), the
  *                                core loses no counter wraps: it agrees with
@@ -63,6 +64,24 @@ static void check_current(const char *want)
 	}
 	buf[strcspn(buf, "\n")] = 0;
 	ksft_test_result(!strcmp(buf, want), "current timesource is '%s' (want '%s')\n", buf, want);
+}
+
+static void check_absent(const char *name)
+{
+	char buf[256] = "", *tok, *save = NULL;
+	FILE *f = fopen("/sys/devices/system/timesource/timesource0/available_timesource", "r");
+	int found = 0;
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	ksft_print_msg("available: %s\n", buf);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		found |= !strcmp(tok, name);
+	ksft_test_result(f && !found, "'%s' is not a registered timesource\n", name);
 }
 
 static void check_dmesg(const char *text)
@@ -144,7 +163,8 @@ int main(int argc, char **argv)
 	for (i = 1; i + 1 < argc; i += 2)
 		plan += strcmp(argv[i], "suspend") ? 1 : 3;
 	if (argc < 3 || argc % 2 == 0) {
-		fprintf(stderr, "usage: %s {current NAME|dmesg TEXT|idle SECS|suspend SECS}...\n", argv[0]);
+		fprintf(stderr, "usage: %s {current NAME|absent NAME|dmesg TEXT|idle SECS|suspend SECS}...\n",
+			argv[0]);
 		return 2;
 	}
 	ksft_print_header();
@@ -152,6 +172,8 @@ int main(int argc, char **argv)
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "current"))
 			check_current(argv[i + 1]);
+		else if (!strcmp(argv[i], "absent"))
+			check_absent(argv[i + 1]);
 		else if (!strcmp(argv[i], "dmesg"))
 			check_dmesg(argv[i + 1]);
 		else if (!strcmp(argv[i], "idle"))

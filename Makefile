@@ -72,17 +72,17 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_core: guest/tests/tod_core.c
+$(GBIN)/tests/tod_core: guest/tests/tod_core.c guest/tests/todtest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c
+$(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c guest/tests/todtest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c
+$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c guest/tests/todtest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)

@@ -28,29 +28,9 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "todtest.h"
 
-#define CLOCK_TOD_MONOTONIC 13
-#define CUR "/sys/devices/system/timesource/timesource0/current_timesource"
-
-static int64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	syscall(SYS_clock_gettime, c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
+#define CUR TOD_SYSFS "current_timesource"
 
 static void check_current(const char *want)
 {
@@ -69,7 +49,7 @@ static void check_current(const char *want)
 static void check_absent(const char *name)
 {
 	char buf[256] = "", *tok, *save = NULL;
-	FILE *f = fopen("/sys/devices/system/timesource/timesource0/available_timesource", "r");
+	FILE *f = fopen(TOD_SYSFS "available_timesource", "r");
 	int found = 0;
 
 	if (f) {

@@ -28,37 +28,18 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "todtest.h"
 
-#define CLOCK_TOD_REALTIME		12
-#define CLOCK_TOD_MONOTONIC		13
-#define CLOCK_TOD_REALTIME_COARSE	14
-#define CLOCK_TOD_MONOTONIC_COARSE	15
-#define SYSFS "/sys/devices/system/timesource/timesource0/"
+#define SYSFS TOD_SYSFS
 
 static int rate_secs = 5;
-
-static int64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	if (syscall(SYS_clock_gettime, c, &ts))
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int sysfs_write(const char *file, const char *val)
 {
 	char path[128];
-	int fd, ret = 0;
 
 	snprintf(path, sizeof(path), SYSFS "%s", file);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return write_file(path, val);
 }
 
 static int sysfs_read(const char *file, char *buf, size_t len)
@@ -76,29 +57,6 @@ static int sysfs_read(const char *file, char *buf, size_t len)
 	fclose(f);
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
-}
-
-/*
- * One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW: the raw
- * clock is read just before and just after, and the narrowest of a few
- * such sandwiches is kept, so a syscall delayed by the emulator does not
- * pass for a rate error.
- */
-static void sample(int64_t *raw, int64_t *tod)
-{
-	int64_t best = INT64_MAX, a, t, b;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		a = ns_of(CLOCK_MONOTONIC_RAW);
-		t = ns_of(CLOCK_TOD_MONOTONIC);
-		b = ns_of(CLOCK_MONOTONIC_RAW);
-		if (b - a < best) {
-			best = b - a;
-			*raw = a + (b - a) / 2;
-			*tod = t;
-		}
-	}
 }
 
 static long monotonic_on_cpus(long iters)
@@ -169,18 +127,6 @@ static void test_source(const char *name)
 	ppm = ((double)(tod1 - tod0) / (double)(raw1 - raw0) - 1.0) * 1e6;
 	ksft_test_result(ppm > -10 && ppm < 10, "%s: rate vs CLOCK_MONOTONIC_RAW over %d s: %+.3f ppm (limit 10)\n",
 			 name, rate_secs, ppm);
-}
-
-static int drop_cap_sys_time(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_SYS_TIME / 32].effective &= ~(1u << (CAP_SYS_TIME % 32));
-	d[CAP_SYS_TIME / 32].permitted &= ~(1u << (CAP_SYS_TIME % 32));
-	return syscall(SYS_capset, &h, d);
 }
 
 static void test_errors(void)

@@ -25,39 +25,12 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "todtest.h"
 
-#define CLOCK_TOD_REALTIME	12
-#define CLOCK_TOD_MONOTONIC	13
-
-static int64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	syscall(SYS_clock_gettime, c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int adj(clockid_t c, struct timex *tx)
 {
 	return syscall(SYS_clock_adjtime, c, tx);
-}
-
-/* tod - raw, from the narrowest of several raw/tod/raw sandwiches */
-static void sample(int64_t *raw, int64_t *tod)
-{
-	int64_t best = INT64_MAX, a, t, b;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		a = ns_of(CLOCK_MONOTONIC_RAW);
-		t = ns_of(CLOCK_TOD_MONOTONIC);
-		b = ns_of(CLOCK_MONOTONIC_RAW);
-		if (b - a < best) {
-			best = b - a;
-			*raw = a + (b - a) / 2;
-			*tod = t;
-		}
-	}
 }
 
 static double rate_ppm(int secs)
@@ -119,18 +92,6 @@ struct vcase {
 	int bad_pointer;
 };
 
-static int drop_cap_sys_time(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_SYS_TIME / 32].effective &= ~(1u << (CAP_SYS_TIME % 32));
-	d[CAP_SYS_TIME / 32].permitted &= ~(1u << (CAP_SYS_TIME % 32));
-	return syscall(SYS_capset, &h, d);
-}
-
 /* Same return value or errno on the stock and the tod clock. */
 static int same(const struct vcase *c, char *msg, size_t len)
 {
@@ -152,26 +113,26 @@ static void test_validation(void)
 {
 	/* every case is invalid (or a pure read) so the stock clock is not changed */
 	static const struct vcase root_cases[] = {
-		{ "ADJ_TICK below 90%", { .modes = ADJ_TICK, .tick = 8999 } },
-		{ "ADJ_TICK above 110%", { .modes = ADJ_TICK, .tick = 11001 } },
-		{ "ADJ_FREQUENCY LONG_MAX", { .modes = ADJ_FREQUENCY, .freq = LONG_MAX } },
-		{ "ADJ_FREQUENCY LONG_MIN", { .modes = ADJ_FREQUENCY, .freq = LONG_MIN } },
-		{ "ADJ_ADJTIME without single-shot", { .modes = 0x8000 | ADJ_FREQUENCY } },
-		{ "ADJ_SETOFFSET with negative usec", { .modes = ADJ_SETOFFSET, .time = { 0, -1 } } },
-		{ "ADJ_SETOFFSET with usec 10^6", { .modes = ADJ_SETOFFSET, .time = { 0, 1000000 } } },
-		{ "ADJ_SETOFFSET|ADJ_NANO with nsec 10^9",
-		  { .modes = ADJ_SETOFFSET | ADJ_NANO, .time = { 0, 1000000000 } } },
-		{ "modes 0 (read)", { .modes = 0 } },
-		{ "ADJ_OFFSET_SS_READ (read)", { .modes = ADJ_OFFSET_SS_READ } },
-		{ "bad pointer", { .modes = 0 }, 1 },
+		{ .what = "ADJ_TICK below 90%", .tx = { .modes = ADJ_TICK, .tick = 8999 } },
+		{ .what = "ADJ_TICK above 110%", .tx = { .modes = ADJ_TICK, .tick = 11001 } },
+		{ .what = "ADJ_FREQUENCY LONG_MAX", .tx = { .modes = ADJ_FREQUENCY, .freq = LONG_MAX } },
+		{ .what = "ADJ_FREQUENCY LONG_MIN", .tx = { .modes = ADJ_FREQUENCY, .freq = LONG_MIN } },
+		{ .what = "ADJ_ADJTIME without single-shot", .tx = { .modes = 0x8000 | ADJ_FREQUENCY } },
+		{ .what = "ADJ_SETOFFSET with negative usec", .tx = { .modes = ADJ_SETOFFSET, .time = { 0, -1 } } },
+		{ .what = "ADJ_SETOFFSET with usec 10^6", .tx = { .modes = ADJ_SETOFFSET, .time = { 0, 1000000 } } },
+		{ .what = "ADJ_SETOFFSET|ADJ_NANO with nsec 10^9",
+		  .tx = { .modes = ADJ_SETOFFSET | ADJ_NANO, .time = { 0, 1000000000 } } },
+		{ .what = "modes 0 (read)", .tx = { .modes = 0 } },
+		{ .what = "ADJ_OFFSET_SS_READ (read)", .tx = { .modes = ADJ_OFFSET_SS_READ } },
+		{ .what = "bad pointer", .bad_pointer = 1 },
 	};
 	static const struct vcase user_cases[] = {
-		{ "no CAP_SYS_TIME: modes 0 is a free read", { .modes = 0 } },
-		{ "no CAP_SYS_TIME: ADJ_FREQUENCY", { .modes = ADJ_FREQUENCY, .freq = 1 } },
-		{ "no CAP_SYS_TIME: ADJ_OFFSET_SINGLESHOT", { .modes = ADJ_OFFSET_SINGLESHOT, .offset = 1 } },
-		{ "no CAP_SYS_TIME: ADJ_OFFSET_SS_READ", { .modes = ADJ_OFFSET_SS_READ } },
-		{ "no CAP_SYS_TIME: ADJ_SETOFFSET", { .modes = ADJ_SETOFFSET } },
-		{ "no CAP_SYS_TIME: ADJ_STATUS", { .modes = ADJ_STATUS } },
+		{ .what = "no CAP_SYS_TIME: modes 0 is a free read", .tx = { .modes = 0 } },
+		{ .what = "no CAP_SYS_TIME: ADJ_FREQUENCY", .tx = { .modes = ADJ_FREQUENCY, .freq = 1 } },
+		{ .what = "no CAP_SYS_TIME: ADJ_OFFSET_SINGLESHOT", .tx = { .modes = ADJ_OFFSET_SINGLESHOT, .offset = 1 } },
+		{ .what = "no CAP_SYS_TIME: ADJ_OFFSET_SS_READ", .tx = { .modes = ADJ_OFFSET_SS_READ } },
+		{ .what = "no CAP_SYS_TIME: ADJ_SETOFFSET", .tx = { .modes = ADJ_SETOFFSET } },
+		{ .what = "no CAP_SYS_TIME: ADJ_STATUS", .tx = { .modes = ADJ_STATUS } },
 	};
 	char msg[160];
 	size_t i;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the guest tests of the new timeofday core: the clock
+ * ids, reading a clock through the system call, sandwiched readings against
+ * CLOCK_MONOTONIC_RAW, dropping CAP_SYS_TIME, and small file writes.
+ */
+#ifndef NEWTOD_TODTEST_H
+#define NEWTOD_TODTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLOCK_TOD_REALTIME		12
+#define CLOCK_TOD_MONOTONIC		13
+#define CLOCK_TOD_REALTIME_COARSE	14
+#define CLOCK_TOD_MONOTONIC_COARSE	15
+#define TOD_SYSFS "/sys/devices/system/timesource/timesource0/"
+
+/* clock_gettime through the system call, in ns; -1 on error */
+static inline int64_t ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, c, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW: the raw
+ * clock is read just before and just after, and the narrowest of a few
+ * such sandwiches is kept, so a syscall delayed by the emulator does not
+ * pass for a rate error.
+ */
+static inline void sample(int64_t *raw, int64_t *tod)
+{
+	int64_t best = INT64_MAX, a, t, b;
+	int i;
+
+	*raw = *tod = 0;
+	for (i = 0; i < 8; i++) {
+		a = ns_of(CLOCK_MONOTONIC_RAW);
+		t = ns_of(CLOCK_TOD_MONOTONIC);
+		b = ns_of(CLOCK_MONOTONIC_RAW);
+		if (b - a < best) {
+			best = b - a;
+			*raw = a + (b - a) / 2;
+			*tod = t;
+		}
+	}
+}
+
+/* Drop CAP_SYS_TIME from this process (effective and permitted). */
+static inline int drop_cap_sys_time(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_SYS_TIME / 32].effective &= ~(1u << (CAP_SYS_TIME % 32));
+	d[CAP_SYS_TIME / 32].permitted &= ~(1u << (CAP_SYS_TIME % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/* Write s to path; 0 or -errno. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+#endif

@@ -60,17 +60,36 @@ kernel: tree
 
 # --- static guest binaries ---------------------------------------------------
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
-	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot
+	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso
 GUEST_BENCH := $(GBIN)/bench/gtod
+GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
 
 guest-bin: tree
-	@$(MAKE) --no-print-directory $(GUEST_TESTS) $(GUEST_BENCH)
+	@$(MAKE) --no-print-directory $(GUEST_LIBS) $(GUEST_TESTS) $(GUEST_BENCH)
+
+# libtod: the tod clocks through the vDSO, syscall fallback (vdso/tod.h).
+# The kernel's vDSO parser is a member, so a user links libtod.a alone.
+$(GBIN)/lib/tod.o: vdso/tod.c vdso/tod.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS)/vDSO -c -o $@ $<
+
+$(GBIN)/lib/parse_vdso.o: $(PARSE_VDSO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(GBIN)/lib/libtod.a: $(GBIN)/lib/tod.o $(GBIN)/lib/parse_vdso.o
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h $(GBIN)/lib/libtod.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ivdso -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/tod_core: guest/tests/tod_core.c guest/tests/todtest.h
 	@mkdir -p $(@D)

@@ -30,8 +30,12 @@
 typedef int (*cgt_fn)(clockid_t, struct timespec *);
 typedef int (*gtod_fn)(struct timeval *, struct timezone *);
 
+#define CLOCK_TOD_REALTIME	12	/* the new timeofday core's wall clock */
+
 static cgt_fn vdso_cgt;
 static gtod_fn vdso_gtod;
+static cgt_fn tod_cgt;		/* __vdso_tod_clock_gettime, NULL on a stock kernel */
+static gtod_fn tod_gtod;	/* __vdso_tod_gettimeofday */
 static volatile uint64_t sink;
 
 static uint64_t run_vdso_gtod(long n)
@@ -94,6 +98,67 @@ static uint64_t run_syscall_cgt(long n)
 	return s;
 }
 
+static uint64_t run_tod_vdso_gtod(long n)
+{
+	struct timeval tv;
+	uint64_t s = 0;
+
+	while (n--) {
+		tod_gtod(&tv, NULL);
+		s += tv.tv_usec;
+	}
+	return s;
+}
+
+static uint64_t run_tod_vdso_cgt(long n)
+{
+	struct timespec ts;
+	uint64_t s = 0;
+
+	while (n--) {
+		tod_cgt(CLOCK_TOD_REALTIME, &ts);
+		s += ts.tv_nsec;
+	}
+	return s;
+}
+
+/* the stock entry point, dispatching the tod id */
+static uint64_t run_tod_stock_vdso_cgt(long n)
+{
+	struct timespec ts;
+	uint64_t s = 0;
+
+	while (n--) {
+		vdso_cgt(CLOCK_TOD_REALTIME, &ts);
+		s += ts.tv_nsec;
+	}
+	return s;
+}
+
+static uint64_t run_tod_glibc_cgt(long n)
+{
+	struct timespec ts;
+	uint64_t s = 0;
+
+	while (n--) {
+		clock_gettime(CLOCK_TOD_REALTIME, &ts);
+		s += ts.tv_nsec;
+	}
+	return s;
+}
+
+static uint64_t run_tod_syscall_cgt(long n)
+{
+	struct timespec ts;
+	uint64_t s = 0;
+
+	while (n--) {
+		syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &ts);
+		s += ts.tv_nsec;
+	}
+	return s;
+}
+
 static uint64_t run_rdtsc(long n)
 {
 	uint64_t s = 0;
@@ -134,7 +199,7 @@ struct path {
 	const char *name;
 	const char *what;
 	uint64_t (*run)(long n);
-	int needs_vdso;
+	int needs_vdso;		/* 1: the stock vDSO, 2: the tod entry points too */
 };
 
 static const struct path paths[] = {
@@ -143,6 +208,11 @@ static const struct path paths[] = {
 	{ "stock-vdso-cgt", "stock vDSO clock_gettime(REALTIME)", run_vdso_cgt, 1 },
 	{ "stock-glibc-cgt", "glibc clock_gettime(REALTIME)", run_glibc_cgt, 0 },
 	{ "stock-syscall-cgt", "stock syscall(SYS_clock_gettime, REALTIME)", run_syscall_cgt, 0 },
+	{ "tod-vdso-gtod", "tod vDSO __vdso_tod_gettimeofday", run_tod_vdso_gtod, 2 },
+	{ "tod-vdso-cgt", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME)", run_tod_vdso_cgt, 2 },
+	{ "tod-stock-vdso-cgt", "stock vDSO clock_gettime(TOD_REALTIME)", run_tod_stock_vdso_cgt, 2 },
+	{ "tod-glibc-cgt", "glibc clock_gettime(TOD_REALTIME)", run_tod_glibc_cgt, 2 },
+	{ "tod-syscall-cgt", "syscall(SYS_clock_gettime, TOD_REALTIME)", run_tod_syscall_cgt, 2 },
 	{ "rdtsc", "bare rdtsc", run_rdtsc, 0 },
 	{ "lfence-rdtsc", "lfence; rdtsc", run_lfence_rdtsc, 0 },
 	{ "rdtscp", "rdtscp", run_rdtscp, 0 },
@@ -156,6 +226,11 @@ static const char *const ratios[][2] = {
 	{ "stock-vdso-cgt", "rdtsc" },
 	{ "stock-syscall-cgt", "stock-vdso-cgt" },
 	{ "stock-glibc-cgt", "stock-vdso-cgt" },
+	{ "tod-vdso-gtod", "stock-vdso-gtod" },
+	{ "tod-vdso-cgt", "stock-vdso-cgt" },
+	{ "tod-stock-vdso-cgt", "stock-vdso-cgt" },
+	{ "tod-syscall-cgt", "tod-vdso-cgt" },
+	{ "tod-vdso-cgt", "rdtsc" },
 };
 
 struct thread_arg {
@@ -346,10 +421,25 @@ int main(int argc, char **argv)
 		vdso_init_from_sysinfo_ehdr(base);
 		vdso_cgt = (cgt_fn)vdso_sym("LINUX_2.6", "__vdso_clock_gettime");
 		vdso_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_gettimeofday");
+		tod_cgt = (cgt_fn)vdso_sym("LINUX_2.6", "__vdso_tod_clock_gettime");
+		tod_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_tod_gettimeofday");
 	}
 	for (i = 0; i < NPATHS; i++) {
-		if (sel[i] && paths[i].needs_vdso && (!vdso_cgt || !vdso_gtod)) {
+		if (!sel[i] || !paths[i].needs_vdso)
+			continue;
+		if (!vdso_cgt || !vdso_gtod) {
 			fprintf(stderr, "gtod: path %s needs the vDSO, which this kernel does not provide\n",
+				paths[i].name);
+			return 1;
+		}
+		if (paths[i].needs_vdso == 2 && (!tod_cgt || !tod_gtod)) {
+			if (!any) {	/* everything by default: measure what exists */
+				fprintf(stderr, "gtod: no __vdso_tod_* in this kernel's vDSO (not CONFIG_NEWTOD): skipping %s\n",
+					paths[i].name);
+				sel[i] = 0;
+				continue;
+			}
+			fprintf(stderr, "gtod: path %s needs __vdso_tod_clock_gettime and __vdso_tod_gettimeofday (a CONFIG_NEWTOD kernel)\n",
 				paths[i].name);
 			return 1;
 		}

@@ -21,7 +21,7 @@ done
 echo
 echo "== perf stat: syscalls per call (raw_syscalls:sys_enter / calls)"
 n=100000
-for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod; do
+for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
 	perf stat -x, -e task-clock,raw_syscalls:sys_enter -o /tmp/perf.csv \
 		$G --path "$p" --iters "$n" --rounds 1 >/dev/null
 	sc=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' /tmp/perf.csv)

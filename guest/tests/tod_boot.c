@@ -96,6 +96,7 @@ static void *reader(void *arg)
 {
 	int64_t prev = ns_of(CLOCK_TOD_MONOTONIC), now;
 
+	(void)arg;
 	while (!atomic_load(&stop)) {
 		now = ns_of(CLOCK_TOD_MONOTONIC);
 		if (now < prev)

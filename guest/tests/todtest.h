@@ -82,4 +82,30 @@ static inline int write_file(const char *path, const char *s)
 	return ret;
 }
 
+#define STOCK_CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+/*
+ * Make the stock timekeeping count the same hardware counter as the tod
+ * source NAME (tsc, hpet and acpi_pm have the same names in both cores), so
+ * that comparing the two cores' rates measures their arithmetic, not the
+ * guest's TSC calibration: under TCG the refined TSC frequency has been
+ * 21 ppm off in a boot, and the stock clocks then run 21 ppm off an HPET
+ * that is exact. The old name goes to OLD (LEN bytes). Returns 0 or -errno.
+ */
+static inline int stock_clocksource_like(const char *name, char *old, size_t len)
+{
+	int fd = open(STOCK_CLOCKSOURCE, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, old, len - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -EIO;
+	old[n] = 0;
+	old[strcspn(old, "\n")] = 0;
+	return write_file(STOCK_CLOCKSOURCE, name);
+}
+
 #endif

@@ -16,12 +16,45 @@ for f in gtod-1t gtod-2t; do
 	echo "@@JSON-END"
 done
 
+# The tod paths on every timesource of the new core, switched through sysfs
+# in this boot; then the stock paths with the stock clocksource on the HPET,
+# where the stock vDSO falls back to the system call on every call.
+TS=/sys/devices/system/timesource/timesource0
+CS=/sys/devices/system/clocksource/clocksource0
+TOD_PATHS=tod-vdso-gtod,tod-vdso-cgt,tod-vdso-coarse,tod-syscall-cgt
+if [ -d "$TS" ]; then
+	orig=$(cat "$TS/current_timesource")
+	read -r avail <"$TS/available_timesource"
+	for s in $avail; do
+		echo "$s" >"$TS/current_timesource"
+		echo
+		echo "== tod paths, timesource $s"
+		$G --path "$TOD_PATHS" --iters "$ITERS" --rounds "$ROUNDS" --json "/tmp/gtod-ts-$s.json"
+		echo "@@JSON-BEGIN gtod-ts-$s"
+		cat "/tmp/gtod-ts-$s.json"
+		echo "@@JSON-END"
+	done
+	echo "$orig" >"$TS/current_timesource"
+fi
+if grep -qw hpet "$CS/available_clocksource"; then
+	stock=$(cat "$CS/current_clocksource")
+	echo hpet >"$CS/current_clocksource"
+	echo
+	echo "== stock paths, stock clocksource hpet"
+	$G --path stock-vdso-gtod,stock-vdso-cgt,stock-syscall-cgt --iters "$ITERS" --rounds "$ROUNDS" \
+		--json /tmp/gtod-cs-hpet.json
+	echo "@@JSON-BEGIN gtod-cs-hpet"
+	cat /tmp/gtod-cs-hpet.json
+	echo "@@JSON-END"
+	echo "$stock" >"$CS/current_clocksource"
+fi
+
 # Syscalls per call, counted by the raw_syscalls tracepoint: 0 for a vDSO
 # path that stays in user space, 1 for a system call path.
 echo
 echo "== perf stat: syscalls per call (raw_syscalls:sys_enter / calls)"
 n=100000
-for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
+for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-vdso-coarse tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
 	perf stat -x, -e task-clock,raw_syscalls:sys_enter -o /tmp/perf.csv \
 		$G --path "$p" --iters "$n" --rounds 1 >/dev/null
 	sc=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' /tmp/perf.csv)

@@ -26,8 +26,39 @@ for f in gtod-1t gtod-2t; do
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$RESULTS/$f.json" ||
 		die "$RESULTS/$f.json is not valid JSON"
 done
+# The per-timesource runs (optional: a kernel without the new core has none).
+extra=()
+for j in "$RESULTS"/gtod-ts-*-"$stamp".json "$RESULTS"/gtod-cs-hpet-"$stamp".json; do
+	[ -f "$j" ] || continue
+	f=$(basename "$j" "-$stamp.json")
+	ln -sf "$f-$stamp.json" "$RESULTS/$f.json"
+	extra+=("$RESULTS/$f.json")
+done
+if [ "${#extra[@]}" -gt 0 ]; then
+	echo
+	echo "ratios across the per-source runs (medians, 1 thread):"
+	python3 - "${extra[@]}" <<'PY' || die "could not read the per-source JSON in $RESULTS"
+import json, os, sys
+runs = {}
+for f in sys.argv[1:]:
+    name = os.path.basename(f)[len("gtod-"):-len(".json")]
+    runs[name] = {p["name"]: p["median_ns"] for p in json.load(open(f))["paths"]}
+for name in sorted(k for k in runs if k.startswith("ts-")):
+    r = runs[name]
+    if "tod-vdso-cgt" in r and "tod-syscall-cgt" in r:
+        print("  %-10s tod-syscall-cgt / tod-vdso-cgt = %6.2f   (tod-vdso-cgt %.1f ns)"
+              % (name[3:], r["tod-syscall-cgt"] / r["tod-vdso-cgt"], r["tod-vdso-cgt"]))
+hp, cs = runs.get("ts-hpet", {}), runs.get("cs-hpet", {})
+if "tod-vdso-cgt" in hp and "stock-syscall-cgt" in cs:
+    print("  tod-vdso-cgt on hpet / stock-syscall-cgt with stock on hpet = %.2f"
+          % (hp["tod-vdso-cgt"] / cs["stock-syscall-cgt"]))
+if "tod-vdso-cgt" in hp and "stock-vdso-cgt" in cs:
+    print("  tod-vdso-cgt on hpet / stock-vdso-cgt with stock on hpet = %.2f"
+          % (hp["tod-vdso-cgt"] / cs["stock-vdso-cgt"]))
+PY
+fi
 echo
-log "bench: JSON in ${RESULTS#"$TOP"/}/gtod-1t.json, gtod-2t.json"
+log "bench: JSON in ${RESULTS#"$TOP"/}/gtod-1t.json, gtod-2t.json${extra[*]:+ and per source: gtod-ts-*.json, gtod-cs-hpet.json}"
 
 if command -v gnuplot >/dev/null; then
 	dat=$RESULTS/gtod.dat

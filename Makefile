@@ -87,9 +87,9 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h $(GBIN)/lib/libtod.a
+$(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/tod_core: guest/tests/tod_core.c guest/tests/todtest.h
 	@mkdir -p $(@D)

@@ -60,6 +60,7 @@
 
 #include "kselftest.h"
 #include "tod.h"
+#include "todtest.h"
 
 #define NSEC_PER_SEC	1000000000LL
 #ifndef SYSFS			/* -DSYSFS=... points the test at a fake tree */
@@ -198,36 +199,6 @@ static int set_source(const char *name)
 {
 	int fd = open(SYSFS "current_timesource", O_WRONLY | O_TRUNC), ret = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (write(fd, name, strlen(name)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/*
- * Set the stock current_clocksource to NAME; the old one to OLD (LEN
- * bytes) unless OLD is NULL. 0 or -errno.
- */
-static int stock_cs(const char *name, char *old, size_t len)
-{
-	static const char path[] = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
-	FILE *f;
-	int fd, ret = 0;
-
-	if (old) {
-		f = fopen(path, "r");
-		if (!f)
-			return -errno;
-		if (!fgets(old, len, f))
-			ret = -EIO;
-		fclose(f);
-		if (ret)
-			return ret;
-		old[strcspn(old, "\n")] = 0;
-	}
-	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, name, strlen(name)) < 0)
@@ -581,7 +552,7 @@ static void case_agree(int argc, char **argv)
 	 * off an exact HPET. Jiffies is not a stock clocksource here.
 	 */
 	if (strcmp(cur, "jiffies")) {
-		ret = stock_cs(cur, stock, sizeof(stock));
+		ret = stock_clocksource_like(cur, stock, sizeof(stock));
 		if (ret)
 			ksft_exit_fail_msg("making the stock clocksource %s: %s\n", cur, strerror(-ret));
 	}
@@ -590,7 +561,7 @@ static void case_agree(int argc, char **argv)
 	sleep(secs);
 	if (sandwich(CLOCK_MONOTONIC_RAW, 8, &m1, &t1, &half) || sandwich(CLOCK_REALTIME, 8, &r1, &rt1, &half))
 		ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
-	if (strcmp(cur, "jiffies") && (ret = stock_cs(stock, NULL, 0)))
+	if (strcmp(cur, "jiffies") && (ret = write_file(STOCK_CLOCKSOURCE, stock)))
 		ksft_exit_fail_msg("restoring the stock clocksource %s: %s\n", stock, strerror(-ret));
 	ppm = ((double)(t1 - t0) / (double)(m1 - m0) - 1.0) * 1e6;
 	ppm_rt = ((double)(rt1 - rt0) / (double)(r1 - r0) - 1.0) * 1e6;

@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -213,23 +214,28 @@ struct path {
 	const char *what;
 	uint64_t (*run)(long n);
 	int needs_vdso;		/* 1: the stock vDSO, 2: the tod entry points too */
+	int ntp;		/* timed while a frequency offset and a slew are in effect */
 };
 
 static const struct path paths[] = {
-	{ "stock-vdso-gtod", "stock vDSO gettimeofday", run_vdso_gtod, 1 },
-	{ "stock-syscall-gtod", "stock syscall(SYS_gettimeofday)", run_syscall_gtod, 0 },
-	{ "stock-vdso-cgt", "stock vDSO clock_gettime(REALTIME)", run_vdso_cgt, 1 },
-	{ "stock-glibc-cgt", "glibc clock_gettime(REALTIME)", run_glibc_cgt, 0 },
-	{ "stock-syscall-cgt", "stock syscall(SYS_clock_gettime, REALTIME)", run_syscall_cgt, 0 },
-	{ "tod-vdso-gtod", "tod vDSO __vdso_tod_gettimeofday", run_tod_vdso_gtod, 2 },
-	{ "tod-vdso-cgt", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME)", run_tod_vdso_cgt, 2 },
-	{ "tod-vdso-coarse", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME_COARSE)", run_tod_vdso_coarse, 2 },
-	{ "tod-stock-vdso-cgt", "stock vDSO clock_gettime(TOD_REALTIME)", run_tod_stock_vdso_cgt, 2 },
-	{ "tod-glibc-cgt", "glibc clock_gettime(TOD_REALTIME)", run_tod_glibc_cgt, 2 },
-	{ "tod-syscall-cgt", "syscall(SYS_clock_gettime, TOD_REALTIME)", run_tod_syscall_cgt, 2 },
-	{ "rdtsc", "bare rdtsc", run_rdtsc, 0 },
-	{ "lfence-rdtsc", "lfence; rdtsc", run_lfence_rdtsc, 0 },
-	{ "rdtscp", "rdtscp", run_rdtscp, 0 },
+	{ "stock-vdso-gtod", "stock vDSO gettimeofday", run_vdso_gtod, 1, 0 },
+	{ "stock-syscall-gtod", "stock syscall(SYS_gettimeofday)", run_syscall_gtod, 0, 0 },
+	{ "stock-vdso-cgt", "stock vDSO clock_gettime(REALTIME)", run_vdso_cgt, 1, 0 },
+	{ "stock-glibc-cgt", "glibc clock_gettime(REALTIME)", run_glibc_cgt, 0, 0 },
+	{ "stock-syscall-cgt", "stock syscall(SYS_clock_gettime, REALTIME)", run_syscall_cgt, 0, 0 },
+	{ "tod-vdso-gtod", "tod vDSO __vdso_tod_gettimeofday", run_tod_vdso_gtod, 2, 0 },
+	{ "tod-vdso-gtod-ntp", "tod-vdso-gtod, NTP frequency offset and slew in effect",
+	  run_tod_vdso_gtod, 2, 1 },
+	{ "tod-vdso-cgt", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME)", run_tod_vdso_cgt, 2, 0 },
+	{ "tod-vdso-cgt-ntp", "tod-vdso-cgt, NTP frequency offset and slew in effect",
+	  run_tod_vdso_cgt, 2, 1 },
+	{ "tod-vdso-coarse", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME_COARSE)", run_tod_vdso_coarse, 2, 0 },
+	{ "tod-stock-vdso-cgt", "stock vDSO clock_gettime(TOD_REALTIME)", run_tod_stock_vdso_cgt, 2, 0 },
+	{ "tod-glibc-cgt", "glibc clock_gettime(TOD_REALTIME)", run_tod_glibc_cgt, 2, 0 },
+	{ "tod-syscall-cgt", "syscall(SYS_clock_gettime, TOD_REALTIME)", run_tod_syscall_cgt, 2, 0 },
+	{ "rdtsc", "bare rdtsc", run_rdtsc, 0, 0 },
+	{ "lfence-rdtsc", "lfence; rdtsc", run_lfence_rdtsc, 0, 0 },
+	{ "rdtscp", "rdtscp", run_rdtscp, 0, 0 },
 };
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
@@ -241,7 +247,10 @@ static const char *const ratios[][2] = {
 	{ "stock-syscall-cgt", "stock-vdso-cgt" },
 	{ "stock-glibc-cgt", "stock-vdso-cgt" },
 	{ "tod-vdso-gtod", "stock-vdso-gtod" },
+	{ "tod-vdso-gtod", "rdtsc" },
 	{ "tod-vdso-cgt", "stock-vdso-cgt" },
+	{ "tod-vdso-gtod-ntp", "tod-vdso-gtod" },
+	{ "tod-vdso-cgt-ntp", "tod-vdso-cgt" },
 	{ "tod-stock-vdso-cgt", "stock-vdso-cgt" },
 	{ "tod-syscall-cgt", "tod-vdso-cgt" },
 	{ "tod-vdso-cgt", "rdtsc" },
@@ -262,6 +271,61 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The NTP-active paths: the tod clock runs with a frequency offset of
+ * NTP_FREQ_PPM and a single-shot slew of NTP_SLEW_US (500 ppm) in effect
+ * while they are timed; both are folded into the multiplier at accumulation,
+ * so the vDSO read should cost what it costs idle. Before the loop the
+ * state is set, after it checked (the slew still running) and undone: the
+ * frequency is restored and the slew cancelled (adjtime(0)). A run killed
+ * in between leaves the offset in place: `adjtimex`-style reset with
+ * clock_adjtime(12, {ADJ_FREQUENCY, 0}).
+ */
+#define NTP_FREQ_PPM	100
+#define NTP_SLEW_US	100000
+
+static long ntp_saved_freq;
+
+static void tod_adjtime(struct timex *tx, const char *what)
+{
+	if (clock_adjtime(CLOCK_TOD_REALTIME, tx) < 0) {
+		fprintf(stderr, "gtod: clock_adjtime(CLOCK_TOD_REALTIME) to %s: %s%s\n", what,
+			strerror(errno), errno == EPERM ? " (the -ntp paths need CAP_SYS_TIME: run as root)" : "");
+		exit(1);
+	}
+}
+
+static void ntp_begin(void)
+{
+	struct timex tx = { 0 };
+
+	tod_adjtime(&tx, "read the frequency");
+	ntp_saved_freq = tx.freq;
+	tx = (struct timex){ .modes = ADJ_FREQUENCY, .freq = ntp_saved_freq + (NTP_FREQ_PPM << 16) };
+	tod_adjtime(&tx, "set a frequency offset");
+	tx = (struct timex){ .modes = ADJ_OFFSET_SINGLESHOT, .offset = NTP_SLEW_US };
+	tod_adjtime(&tx, "start a slew");
+}
+
+static void ntp_end(const char *path)
+{
+	struct timex tx = { .modes = ADJ_OFFSET_SS_READ };
+	long left, freq;
+
+	tod_adjtime(&tx, "read the slew");
+	left = tx.offset;
+	freq = tx.freq;
+	tx = (struct timex){ .modes = ADJ_OFFSET_SINGLESHOT, .offset = 0 };
+	tod_adjtime(&tx, "cancel the slew");
+	tx = (struct timex){ .modes = ADJ_FREQUENCY, .freq = ntp_saved_freq };
+	tod_adjtime(&tx, "restore the frequency");
+	if (left <= 0 || left > NTP_SLEW_US || freq != ntp_saved_freq + (NTP_FREQ_PPM << 16)) {
+		fprintf(stderr, "gtod: %s: the NTP adjustment was not in effect (slew left %ld us of %d, freq %ld)\n",
+			path, left, NTP_SLEW_US, freq);
+		exit(1);
+	}
 }
 
 static void *thread_fn(void *a)
@@ -310,6 +374,8 @@ static double measure(const struct path *p, long iters, int nthreads)
 	double sum = 0;
 	int i, rc;
 
+	if (p->ntp)
+		ntp_begin();
 	pthread_barrier_init(&bar, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
 		args[i] = (struct thread_arg){ p, iters, cpus[i % ncpus], &bar, 0, 0 };
@@ -325,6 +391,8 @@ static double measure(const struct path *p, long iters, int nthreads)
 		sink += args[i].sum;
 	}
 	pthread_barrier_destroy(&bar);
+	if (p->ntp)
+		ntp_end(p->name);
 	return sum / nthreads;
 }
 
@@ -341,14 +409,16 @@ static void usage(FILE *f, const char *argv0)
 
 	fprintf(f,
 		"usage: %s [--path NAME[,NAME...]|all] [--iters N] [--rounds N]\n"
-		"          [--threads N] [--json FILE|-] [--list] [--help]\n"
-		"Time one clock read per path; rounds interleave the paths.\n"
+		"          [--threads N[,N...]] [--json FILE|-] [--list] [--help]\n"
+		"Time one clock read per path; rounds interleave the paths (and thread counts).\n"
 		"  --path     paths to run (default: all)\n"
-		"  --iters    calls per timed loop (default 200000)\n"
+		"  --iters    calls per timed loop and thread (default 200000)\n"
 		"  --rounds   rounds; the median over rounds is reported (default 5)\n"
-		"  --threads  threads, pinned round-robin to the online CPUs (default 1)\n"
+		"  --threads  thread counts, each run in every round; threads are pinned\n"
+		"             round-robin to the CPUs this process may use (default 1)\n"
 		"  --json     also write the raw figures as JSON to FILE (- = stdout)\n"
 		"  --list     list the paths and exit\n"
+		"The -ntp paths change the tod clock's NTP state while they run (root only).\n"
 		"paths:\n",
 		argv0);
 	for (i = 0; i < NPATHS; i++)
@@ -370,6 +440,18 @@ static long parse_pos(const char *opt, const char *s, long max, const char *argv
 	return v;
 }
 
+#define MAX_TCOUNTS 8
+
+static int find_path(const char *name, const int *sel)
+{
+	size_t i;
+
+	for (i = 0; i < NPATHS; i++)
+		if (!strcmp(paths[i].name, name) && sel[i])
+			return i;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -382,12 +464,13 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	int sel[NPATHS] = { 0 }, any = 0, ncpu, c, threads = 1;
+	int sel[NPATHS] = { 0 }, any = 0, c, tcount[MAX_TCOUNTS] = { 1 }, ntc = 1;
 	long iters = 200000, rounds = 5;
 	const char *json = NULL;
-	double *res[NPATHS], med[NPATHS];
+	double *res[NPATHS][MAX_TCOUNTS], med[NPATHS][MAX_TCOUNTS], lo[NPATHS][MAX_TCOUNTS],
+		hi[NPATHS][MAX_TCOUNTS];
 	unsigned long base;
-	size_t i, r;
+	size_t i, r, k;
 
 	while ((c = getopt_long(argc, argv, "p:i:r:t:j:lh", opts, NULL)) != -1) {
 		switch (c) {
@@ -411,7 +494,23 @@ int main(int argc, char **argv)
 		}
 		case 'i': iters = parse_pos("--iters", optarg, 1000000000L, argv[0]); break;
 		case 'r': rounds = parse_pos("--rounds", optarg, 1000, argv[0]); break;
-		case 't': threads = parse_pos("--threads", optarg, 64, argv[0]); break;
+		case 't': {
+			char *s = strdup(optarg), *tok, *save = NULL;
+
+			ntc = 0;
+			for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (ntc == MAX_TCOUNTS) {
+					fprintf(stderr, "gtod: --threads takes at most %d counts\n", MAX_TCOUNTS);
+					usage(stderr, argv[0]);
+					return 2;
+				}
+				tcount[ntc++] = parse_pos("--threads", tok, 64, argv[0]);
+			}
+			free(s);
+			if (!ntc)
+				parse_pos("--threads", optarg, 64, argv[0]);
+			break;
+		}
 		case 'j': json = optarg; break;
 		case 'l':
 			for (i = 0; i < NPATHS; i++)
@@ -457,25 +556,31 @@ int main(int argc, char **argv)
 				paths[i].name);
 			return 1;
 		}
-	}
-	find_cpus();
-	ncpu = ncpus;
-
-	for (i = 0; i < NPATHS; i++) {
-		res[i] = calloc(rounds, sizeof(double));
-		if (!res[i]) {
-			fprintf(stderr, "gtod: out of memory\n");
-			return 1;
+		if (paths[i].ntp && !any && geteuid()) {
+			fprintf(stderr, "gtod: not root: skipping %s (it adjusts the tod clock)\n",
+				paths[i].name);
+			sel[i] = 0;
 		}
 	}
+	find_cpus();
+
+	for (i = 0; i < NPATHS; i++)
+		for (k = 0; k < (size_t)ntc; k++) {
+			res[i][k] = calloc(rounds, sizeof(double));
+			if (!res[i][k]) {
+				fprintf(stderr, "gtod: out of memory\n");
+				return 1;
+			}
+		}
 	for (r = 0; r < (size_t)rounds; r++)
 		for (i = 0; i < NPATHS; i++)
-			if (sel[i])
-				res[i][r] = measure(&paths[i], iters, threads);
+			for (k = 0; k < (size_t)ntc; k++)
+				if (sel[i])
+					res[i][k][r] = measure(&paths[i], iters, tcount[k]);
 
-	printf("gtod: %ld rounds x %ld calls, %d thread(s), %d CPU(s); ns per call\n",
-	       rounds, iters, threads, ncpu);
-	printf("%-20s %10s %10s %10s  %s\n", "path", "median", "min", "max", "what");
+	printf("gtod: %ld rounds x %ld calls per thread, %d CPU(s); ns per call\n",
+	       rounds, iters, ncpus);
+	printf("%-20s %7s %10s %10s %10s  %s\n", "path", "threads", "median", "min", "max", "what");
 	for (i = 0; i < NPATHS; i++) {
 		double *v;
 
@@ -484,25 +589,30 @@ int main(int argc, char **argv)
 		v = malloc(rounds * sizeof(double));
 		if (!v)
 			return 1;
-		memcpy(v, res[i], rounds * sizeof(double));
-		qsort(v, rounds, sizeof(double), cmp_double);
-		med[i] = rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
-		printf("%-20s %10.1f %10.1f %10.1f  %s\n", paths[i].name, med[i], v[0],
-		       v[rounds - 1], paths[i].what);
+		for (k = 0; k < (size_t)ntc; k++) {
+			memcpy(v, res[i][k], rounds * sizeof(double));
+			qsort(v, rounds, sizeof(double), cmp_double);
+			med[i][k] = rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
+			lo[i][k] = v[0];
+			hi[i][k] = v[rounds - 1];
+			printf("%-20s %7d %10.1f %10.1f %10.1f  %s\n", paths[i].name, tcount[k],
+			       med[i][k], lo[i][k], hi[i][k], paths[i].what);
+		}
 		free(v);
 	}
-	printf("ratios of medians:\n");
+	printf("ratios of medians (%d thread%s):\n", tcount[0], tcount[0] == 1 ? "" : "s");
 	for (r = 0; r < sizeof(ratios) / sizeof(ratios[0]); r++) {
-		int a = -1, b = -1;
+		int a = find_path(ratios[r][0], sel), b = find_path(ratios[r][1], sel);
 
-		for (i = 0; i < NPATHS; i++) {
-			if (!strcmp(paths[i].name, ratios[r][0]) && sel[i])
-				a = i;
-			if (!strcmp(paths[i].name, ratios[r][1]) && sel[i])
-				b = i;
-		}
-		if (a >= 0 && b >= 0 && med[b] > 0)
-			printf("  %-20s / %-20s = %6.2f\n", ratios[r][0], ratios[r][1], med[a] / med[b]);
+		if (a >= 0 && b >= 0 && med[b][0] > 0)
+			printf("  %-20s / %-20s = %6.2f\n", ratios[r][0], ratios[r][1],
+			       med[a][0] / med[b][0]);
+	}
+	for (k = 1; k < (size_t)ntc; k++) {
+		printf("scaling: per-call cost at %d threads / at %d:\n", tcount[k], tcount[0]);
+		for (i = 0; i < NPATHS; i++)
+			if (sel[i] && med[i][0] > 0)
+				printf("  %-20s %6.2f\n", paths[i].name, med[i][k] / med[i][0]);
 	}
 
 	if (json) {
@@ -513,21 +623,29 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gtod: cannot write %s: %s\n", json, strerror(errno));
 			return 1;
 		}
-		fprintf(f, "{\"iters\": %ld, \"rounds\": %ld, \"threads\": %d, \"cpus\": %d, \"paths\": [",
-			iters, rounds, threads, ncpu);
+		fprintf(f, "{\"iters\": %ld, \"rounds\": %ld, \"cpus\": %d, \"threads\": [", iters,
+			rounds, ncpus);
+		for (k = 0; k < (size_t)ntc; k++)
+			fprintf(f, "%s%d", k ? ", " : "", tcount[k]);
+		fprintf(f, "], \"paths\": [");
 		for (i = 0; i < NPATHS; i++) {
 			if (!sel[i])
 				continue;
-			fprintf(f, "%s\n  {\"name\": \"%s\", \"median_ns\": %.3f, \"samples_ns\": [",
-				first ? "" : ",", paths[i].name, med[i]);
-			for (r = 0; r < (size_t)rounds; r++)
-				fprintf(f, "%s%.3f", r ? ", " : "", res[i][r]);
-			fprintf(f, "]}");
-			first = 0;
+			for (k = 0; k < (size_t)ntc; k++) {
+				fprintf(f, "%s\n  {\"name\": \"%s\", \"threads\": %d, \"median_ns\": %.3f, \"min_ns\": %.3f, \"max_ns\": %.3f, \"samples_ns\": [",
+					first ? "" : ",", paths[i].name, tcount[k], med[i][k],
+					lo[i][k], hi[i][k]);
+				for (r = 0; r < (size_t)rounds; r++)
+					fprintf(f, "%s%.3f", r ? ", " : "", res[i][k][r]);
+				fprintf(f, "]}");
+				first = 0;
+			}
 		}
 		fprintf(f, "\n]}\n");
-		if (f != stdout)
-			fclose(f);
+		if (f != stdout && fclose(f)) {
+			fprintf(stderr, "gtod: writing %s: %s\n", json, strerror(errno));
+			return 1;
+		}
 	}
 	return 0;
 }

@@ -4,17 +4,39 @@
 set -eu
 G=/bench/gtod
 ITERS=${ITERS:-200000}
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-15}
 
 echo "== bench/gtod: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-$G --iters "$ITERS" --rounds "$ROUNDS" --json /tmp/gtod-1t.json
+# Every path at 1 and at 2 threads, interleaved in every round.
+$G --iters "$ITERS" --rounds "$ROUNDS" --threads 1,2 --json /tmp/gtod.json
+echo "@@JSON-BEGIN gtod"
+cat /tmp/gtod.json
+echo "@@JSON-END"
+
+# Whole runs of the main paths against each other: process start and exit
+# are in every run alike, the loop is 2*10^6 calls.
 echo
-$G --iters "$ITERS" --rounds "$ROUNDS" --threads 2 --json /tmp/gtod-2t.json
-for f in gtod-1t gtod-2t; do
-	echo "@@JSON-BEGIN $f"
-	cat "/tmp/$f.json"
-	echo "@@JSON-END"
+echo "== hyperfine: whole bench/gtod runs, one path each (2000000 calls)"
+hf=""
+for p in tod-vdso-gtod stock-vdso-gtod tod-vdso-cgt stock-vdso-cgt tod-syscall-cgt; do
+	if $G --path "$p" --iters 1 --rounds 1 >/dev/null 2>&1; then
+		hf="$hf $p"
+	fi
 done
+# shellcheck disable=SC2086 # $hf is a list of path names without spaces
+set -- $hf
+cmds=""
+for p in "$@"; do
+	cmds="$cmds|$G --path $p --iters 2000000 --rounds 1"
+done
+(
+	IFS='|'
+	# shellcheck disable=SC2086 # split on | into one argument per command
+	hyperfine -N --style basic --warmup 1 --runs "${HF_RUNS:-5}" --export-json /tmp/hyperfine.json ${cmds#|}
+)
+echo "@@JSON-BEGIN hyperfine"
+cat /tmp/hyperfine.json
+echo "@@JSON-END"
 
 # The tod paths on every timesource of the new core, switched through sysfs
 # in this boot; then the stock paths with the stock clocksource on the HPET,
@@ -54,7 +76,8 @@ fi
 echo
 echo "== perf stat: syscalls per call (raw_syscalls:sys_enter / calls)"
 n=100000
-for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-vdso-coarse tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
+for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-vdso-gtod-ntp \
+	tod-vdso-coarse tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
 	perf stat -x, -e task-clock,raw_syscalls:sys_enter -o /tmp/perf.csv \
 		$G --path "$p" --iters "$n" --rounds 1 >/dev/null
 	sc=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' /tmp/perf.csv)

@@ -20,54 +20,33 @@ tr -d '\r' <"$res" | awk -v dir="$RESULTS" -v stamp="$stamp" '
 	/^@@JSON-BEGIN / { f = dir "/" $2 "-" stamp ".json"; next }
 	/^@@JSON-END/ { close(f); f = ""; next }
 	f { print > f }'
-for f in gtod-1t gtod-2t; do
-	[ -f "$RESULTS/$f-$stamp.json" ] || die "the guest did not return $f JSON"
-	ln -sf "$f-$stamp.json" "$RESULTS/$f.json"
-	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$RESULTS/$f.json" ||
-		die "$RESULTS/$f.json is not valid JSON"
+for f in gtod hyperfine; do
+	[ -f "$RESULTS/$f-$stamp.json" ] || die "the guest did not return $f JSON (see $RESULTS/bench-serial.log)"
 done
-# The per-timesource runs (optional: a kernel without the new core has none).
-extra=()
-for j in "$RESULTS"/gtod-ts-*-"$stamp".json "$RESULTS"/gtod-cs-hpet-"$stamp".json; do
-	[ -f "$j" ] || continue
+# Every frame the guest sent: gtod, hyperfine, gtod-ts-NAME, gtod-cs-hpet.
+jsons=()
+for j in "$RESULTS"/*-"$stamp".json; do
 	f=$(basename "$j" "-$stamp.json")
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$j" || die "$j is not valid JSON"
 	ln -sf "$f-$stamp.json" "$RESULTS/$f.json"
-	extra+=("$RESULTS/$f.json")
+	jsons+=("$RESULTS/$f.json")
 done
-if [ "${#extra[@]}" -gt 0 ]; then
-	echo
-	echo "ratios across the per-source runs (medians, 1 thread):"
-	python3 - "${extra[@]}" <<'PY' || die "could not read the per-source JSON in $RESULTS"
-import json, os, sys
-runs = {}
-for f in sys.argv[1:]:
-    name = os.path.basename(f)[len("gtod-"):-len(".json")]
-    runs[name] = {p["name"]: p["median_ns"] for p in json.load(open(f))["paths"]}
-for name in sorted(k for k in runs if k.startswith("ts-")):
-    r = runs[name]
-    if "tod-vdso-cgt" in r and "tod-syscall-cgt" in r:
-        print("  %-10s tod-syscall-cgt / tod-vdso-cgt = %6.2f   (tod-vdso-cgt %.1f ns)"
-              % (name[3:], r["tod-syscall-cgt"] / r["tod-vdso-cgt"], r["tod-vdso-cgt"]))
-hp, cs = runs.get("ts-hpet", {}), runs.get("cs-hpet", {})
-if "tod-vdso-cgt" in hp and "stock-syscall-cgt" in cs:
-    print("  tod-vdso-cgt on hpet / stock-syscall-cgt with stock on hpet = %.2f"
-          % (hp["tod-vdso-cgt"] / cs["stock-syscall-cgt"]))
-if "tod-vdso-cgt" in hp and "stock-vdso-cgt" in cs:
-    print("  tod-vdso-cgt on hpet / stock-vdso-cgt with stock on hpet = %.2f"
-          % (hp["tod-vdso-cgt"] / cs["stock-vdso-cgt"]))
-PY
-fi
 echo
-log "bench: JSON in ${RESULTS#"$TOP"/}/gtod-1t.json, gtod-2t.json${extra[*]:+ and per source: gtod-ts-*.json, gtod-cs-hpet.json}"
+python3 "$TOP/bench/summary.py" "$RESULTS" | tee "$RESULTS/bench-summary.txt" ||
+	die "could not summarise the JSON in $RESULTS (bench/summary.py)"
+echo
+names=$(for j in "${jsons[@]}"; do basename "$j"; done | tr '\n' ' ')
+log "bench: JSON in ${RESULTS#"$TOP"/}/: $names(summary: bench-summary.txt)"
 
 if command -v gnuplot >/dev/null; then
 	dat=$RESULTS/gtod.dat
-	python3 - "$RESULTS/gtod-1t.json" "$RESULTS/gtod-2t.json" >"$dat" <<'PY'
+	python3 - "$RESULTS/gtod.json" >"$dat" <<'PY'
 import json, sys
-one, two = (json.load(open(f)) for f in sys.argv[1:3])
-t2 = {p["name"]: p["median_ns"] for p in two["paths"]}
-for p in one["paths"]:
-    print(p["name"], p["median_ns"], min(p["samples_ns"]), max(p["samples_ns"]), t2.get(p["name"], 0))
+paths = json.load(open(sys.argv[1]))["paths"]
+t2 = {p["name"]: p["median_ns"] for p in paths if p["threads"] == 2}
+for p in paths:
+    if p["threads"] == 1:
+        print(p["name"], p["median_ns"], p["min_ns"], p["max_ns"], t2.get(p["name"], 0))
 PY
 	rm -f "$RESULTS/gtod.svg"
 	gnuplot <<GP || warn "gnuplot failed; the JSON is still in $RESULTS"

@@ -25,7 +25,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel guest-bin initramfs test bench shell run patches \
+.PHONY: help deps tree kernel guest-bin initramfs test bench bench-host shell run patches \
 	checkpatch hostcheck harness-check series-check shellcheck clean distclean
 
 help:
@@ -33,6 +33,8 @@ help:
 	@echo
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
+	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
+	@echo "                   JSON in build/results/host-todread.json"
 	@echo "  make shell       interactive guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
 	@echo "  make run CMD='...' [EXTRA=dir]"
 	@echo "                   run CMD in the guest (EXTRA's files in /extra); returns its exit status"
@@ -60,7 +62,8 @@ kernel: tree
 
 # --- static guest binaries ---------------------------------------------------
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
-	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso
+	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_phc \
+	$(GBIN)/tests/tod_adjtimex
 GUEST_BENCH := $(GBIN)/bench/gtod
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -97,7 +100,15 @@ $(GBIN)/tests/tod_core: guest/tests/tod_core.c guest/tests/todtest.h
 
 $(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c guest/tests/todtest.h
 	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
+
+$(GBIN)/tests/tod_adjtimex: guest/tests/tod_adjtimex.c guest/tests/todtest.h
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_phc: guest/tests/tod_phc.c guest/tests/todtest.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
 
 $(GBIN)/tests/tod_boot: guest/tests/tod_boot.c guest/tests/todtest.h
 	@mkdir -p $(@D)
@@ -120,6 +131,24 @@ test: kernel initramfs hostcheck
 
 bench: kernel initramfs
 	@scripts/bench.sh
+
+# The tod vDSO reader of build/linux compiled for user space and timed on the
+# host's CPU beside the host's vDSO (bench/host/todread.c; shim.h explains the
+# include path). TODREAD_ARGS='--iters N --rounds N' changes the run.
+HOST_BIN := $(BUILD)/host-bin
+TODREAD_INC := -iquote $(KSRC)/arch/x86/entry/vdso -idirafter $(KSRC)/include \
+	-idirafter $(KSRC)/arch/x86/include
+
+bench-host: tree
+	@$(MAKE) --no-print-directory $(HOST_BIN)/todread
+	@mkdir -p $(RESULTS)
+	$(HOST_BIN)/todread $(TODREAD_ARGS) --json $(RESULTS)/host-todread.json
+	@echo "bench-host: JSON in build/results/host-todread.json"
+
+$(HOST_BIN)/todread: bench/host/todread.c bench/host/shim.h \
+		$(KSRC)/arch/x86/entry/vdso/vtod_gettime.c $(KSRC)/include/vdso/tod.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Werror $(TODREAD_INC) -pthread -o $@ $<
 
 shell: kernel initramfs
 	@scripts/qemu.sh --job shell
@@ -149,7 +178,7 @@ shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh
 
 clean:
-	rm -rf $(KOUT) $(GBIN) $(RESULTS) $(BUILD)/initramfs.* $(BUILD)/*.log
+	rm -rf $(KOUT) $(GBIN) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* $(BUILD)/*.log
 
 distclean:
 	rm -rf $(BUILD)

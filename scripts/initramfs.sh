@@ -45,6 +45,9 @@ fi
 copy_with_libs "$perf"
 [ "$perf" = /usr/bin/perf ] || ln -sf "$perf" "$root/usr/bin/perf"
 copy_with_libs /usr/bin/hyperfine
+# linuxptp, to drive /dev/tod0 as a PTP clock
+copy_with_libs /usr/sbin/phc_ctl
+copy_with_libs /usr/sbin/phc2sys
 
 install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/run-tests.sh" "$root/guest/run-tests.sh"

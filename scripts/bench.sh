@@ -35,6 +35,13 @@ echo
 python3 "$TOP/bench/summary.py" "$RESULTS" | tee "$RESULTS/bench-summary.txt" ||
 	die "could not summarise the JSON in $RESULTS (bench/summary.py)"
 echo
+dbg=$KOUT/arch/x86/entry/vdso/vdso64.so.dbg
+if [ -f "$dbg" ]; then
+	echo
+	echo "length of the gettimeofday read paths (bench/vdso-insns.py, objdump of ${dbg#"$TOP"/}):"
+	python3 "$TOP/bench/vdso-insns.py" "$dbg" __vdso_tod_gettimeofday __vdso_gettimeofday |
+		tee -a "$RESULTS/bench-summary.txt" || warn "bench/vdso-insns.py failed on $dbg"
+fi
 names=$(for j in "${jsons[@]}"; do basename "$j"; done | tr '\n' ' ')
 log "bench: JSON in ${RESULTS#"$TOP"/}/: $names(summary: bench-summary.txt)"
 

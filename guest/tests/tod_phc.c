@@ -42,31 +42,13 @@ static void set_ext_clockid(struct ptp_sys_offset_extended *e, int id)
 	memcpy((char *)e + sizeof(e->n_samples), &id, sizeof(id));
 }
 
-static int64_t ns_clk(clockid_t c)
-{
-	struct timespec ts;
-
-	if (clock_gettime(c, &ts))
-		return INT64_MIN;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* The offset of clock c from CLOCK_TOD_REALTIME, by the narrowest of 8 sandwiches. */
+/* The offset of clock c from CLOCK_TOD_REALTIME, ns. */
 static int64_t offset_from_tod(clockid_t c)
 {
-	int64_t best = INT64_MAX, off = 0, a, x, b;
-	int i;
+	int64_t mid, val;
 
-	for (i = 0; i < 8; i++) {
-		a = ns_of(CLOCK_TOD_REALTIME);
-		x = ns_clk(c);
-		b = ns_of(CLOCK_TOD_REALTIME);
-		if (b - a < best) {
-			best = b - a;
-			off = x - (a + (b - a) / 2);
-		}
-	}
-	return off;
+	bracket(CLOCK_TOD_REALTIME, c, &mid, &val);
+	return val - mid;
 }
 
 /* tod realtime minus stock realtime, ns */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the guest tests of the new timeofday core: the clock
- * ids, reading a clock through the system call, sandwiched readings against
- * CLOCK_MONOTONIC_RAW, dropping CAP_SYS_TIME, and small file writes.
+ * ids, reading a clock through the system call, sandwiched readings of one
+ * clock between two of another, dropping CAP_SYS_TIME, and small file writes.
  */
 #ifndef NEWTOD_TODTEST_H
 #define NEWTOD_TODTEST_H
@@ -33,27 +33,34 @@ static inline int64_t ns_of(clockid_t c)
 }
 
 /*
- * One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW: the raw
- * clock is read just before and just after, and the narrowest of a few
- * such sandwiches is kept, so a syscall delayed by the emulator does not
- * pass for a rate error.
+ * One reading of clock inner between two of clock outer, all by system
+ * call (a dynamic posix clock id works too): the narrowest of 8 such
+ * sandwiches is kept, so a syscall delayed by the emulator does not pass
+ * for a rate or offset error. *mid is outer's midpoint, *val inner's
+ * reading.
  */
-static inline void sample(int64_t *raw, int64_t *tod)
+static inline void bracket(clockid_t outer, clockid_t inner, int64_t *mid, int64_t *val)
 {
 	int64_t best = INT64_MAX, a, t, b;
 	int i;
 
-	*raw = *tod = 0;
+	*mid = *val = 0;
 	for (i = 0; i < 8; i++) {
-		a = ns_of(CLOCK_MONOTONIC_RAW);
-		t = ns_of(CLOCK_TOD_MONOTONIC);
-		b = ns_of(CLOCK_MONOTONIC_RAW);
+		a = ns_of(outer);
+		t = ns_of(inner);
+		b = ns_of(outer);
 		if (b - a < best) {
 			best = b - a;
-			*raw = a + (b - a) / 2;
-			*tod = t;
+			*mid = a + (b - a) / 2;
+			*val = t;
 		}
 	}
+}
+
+/* One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW. */
+static inline void sample(int64_t *raw, int64_t *tod)
+{
+	bracket(CLOCK_MONOTONIC_RAW, CLOCK_TOD_MONOTONIC, raw, tod);
 }
 
 /* Drop CAP_SYS_TIME from this process (effective and permitted). */

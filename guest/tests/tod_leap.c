@@ -542,14 +542,33 @@ static void run_setoffset(void)
 			 state_name(rs), state_name(rt), ts_.tai, tt.tai);
 }
 
+/* Increments of CLOCK_TOD_MONOTONIC between consecutive readings. */
+struct mono {
+	int64_t n, back, fast, max, min;
+	int64_t fast_d, fast_bound;	/* the first increment beyond its bound */
+};
+
+/* One increment d, whose raw bracket plus 1 ms is bound: never < 0 nor > bound. */
+static void mono_step(struct mono *m, int64_t d, int64_t bound)
+{
+	m->n++;
+	if (d < 0)
+		m->back++;
+	if (d > bound && !m->fast++) {
+		m->fast_d = d;
+		m->fast_bound = bound;
+	}
+	m->max = d > m->max ? d : m->max;
+	m->min = d < m->min ? d : m->min;
+}
+
 int main(int argc, char **argv)
 {
 	static struct group stock, tod;
 	struct group *g[2] = { &stock, &tod };
 	int dir, sta, want, i, waited;
 	int64_t mid, T, last_poll, end, mprev = -1, rprev = 0;
-	int64_t mono_n = 0, mono_back = 0, mono_fast = 0, mono_max = 0, mono_min = INT64_MAX;
-	int64_t fast_d = 0, fast_bound = 0;
+	struct mono mono = { .min = INT64_MAX };
 	char tbuf[32];
 
 	if (argc < 2 || (strcmp(argv[1], "ins") && strcmp(argv[1], "del") &&
@@ -606,31 +625,9 @@ int main(int argc, char **argv)
 		ms = ns_of(CLOCK_TOD_MONOTONIC);
 		rb = raw();
 		/* CLOCK_TOD_MONOTONIC: pairs (previous syscall, vDSO) and (vDSO, syscall) */
-		if (mprev >= 0) {
-			int64_t d = mv - mprev, bound = rb - rprev + MSEC;
-
-			if (d < 0)
-				mono_back++;
-			if (d > bound && !mono_fast++) {
-				fast_d = d;
-				fast_bound = bound;
-			}
-			mono_max = d > mono_max ? d : mono_max;
-			mono_min = d < mono_min ? d : mono_min;
-		}
-		{
-			int64_t d = ms - mv, bound = rb - r4 + MSEC;
-
-			if (d < 0)
-				mono_back++;
-			if (d > bound && !mono_fast++) {
-				fast_d = d;
-				fast_bound = bound;
-			}
-			mono_max = d > mono_max ? d : mono_max;
-			mono_min = d < mono_min ? d : mono_min;
-		}
-		mono_n += 2;
+		if (mprev >= 0)
+			mono_step(&mono, mv - mprev, rb - rprev + MSEC);
+		mono_step(&mono, ms - mv, rb - r4 + MSEC);
 		mprev = ms;
 		rprev = r4;
 		if (rb - last_poll >= POLL_EVERY) {
@@ -648,10 +645,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		report_group(g[i]);
 
-	ksft_test_result(!mono_back && !mono_fast,
+	ksft_test_result(!mono.back && !mono.fast,
 			 "CLOCK_TOD_MONOTONIC never steps: %" PRId64 " increments (vDSO/syscall), %" PRId64 " negative, %" PRId64 " beyond the bracketing raw time + 1 ms (first %+.3f ms, bound %.3f ms); min %+" PRId64 " ns, max %.3f ms\n",
-			 mono_n, mono_back, mono_fast, (double)fast_d / MSEC, (double)fast_bound / MSEC,
-			 mono_min, (double)mono_max / MSEC);
+			 mono.n, mono.back, mono.fast, (double)mono.fast_d / MSEC,
+			 (double)mono.fast_bound / MSEC, mono.min, (double)mono.max / MSEC);
 	{
 		char s1[64], s2[64];
 

@@ -40,138 +40,59 @@ static cgt_fn tod_cgt;		/* __vdso_tod_clock_gettime, NULL on a stock kernel */
 static gtod_fn tod_gtod;	/* __vdso_tod_gettimeofday */
 static volatile uint64_t sink;
 
-static uint64_t run_vdso_gtod(long n)
-{
-	struct timeval tv;
-	uint64_t s = 0;
-
-	while (n--) {
-		vdso_gtod(&tv, NULL);
-		s += tv.tv_usec;
-	}
-	return s;
+/*
+ * One timed loop per path: n calls, each result summed so the calls are
+ * not optimised away. Every path is its own function, so that the loop
+ * body is exactly the call being measured.
+ */
+#define GTOD_LOOP(name, call)					\
+static uint64_t name(long n)					\
+{								\
+	struct timeval tv;					\
+	uint64_t s = 0;						\
+								\
+	while (n--) {						\
+		call(&tv, NULL);				\
+		s += tv.tv_usec;				\
+	}							\
+	return s;						\
 }
 
-static uint64_t run_syscall_gtod(long n)
-{
-	struct timeval tv;
-	uint64_t s = 0;
-
-	while (n--) {
-		syscall(SYS_gettimeofday, &tv, NULL);
-		s += tv.tv_usec;
-	}
-	return s;
+#define CGT_LOOP(name, call, clock)				\
+static uint64_t name(long n)					\
+{								\
+	struct timespec ts;					\
+	uint64_t s = 0;						\
+								\
+	while (n--) {						\
+		call(clock, &ts);				\
+		s += ts.tv_nsec;				\
+	}							\
+	return s;						\
 }
 
-static uint64_t run_vdso_cgt(long n)
+static int syscall_gtod(struct timeval *tv, struct timezone *tz)
 {
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		vdso_cgt(CLOCK_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
+	return syscall(SYS_gettimeofday, tv, tz);
 }
 
-static uint64_t run_glibc_cgt(long n)
+static int syscall_cgt(clockid_t clock, struct timespec *ts)
 {
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
+	return syscall(SYS_clock_gettime, clock, ts);
 }
 
-static uint64_t run_syscall_cgt(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
-
-static uint64_t run_tod_vdso_gtod(long n)
-{
-	struct timeval tv;
-	uint64_t s = 0;
-
-	while (n--) {
-		tod_gtod(&tv, NULL);
-		s += tv.tv_usec;
-	}
-	return s;
-}
-
-static uint64_t run_tod_vdso_cgt(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		tod_cgt(CLOCK_TOD_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
-
-static uint64_t run_tod_vdso_coarse(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		tod_cgt(CLOCK_TOD_REALTIME_COARSE, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
-
+GTOD_LOOP(run_vdso_gtod, vdso_gtod)
+GTOD_LOOP(run_syscall_gtod, syscall_gtod)
+CGT_LOOP(run_vdso_cgt, vdso_cgt, CLOCK_REALTIME)
+CGT_LOOP(run_glibc_cgt, clock_gettime, CLOCK_REALTIME)
+CGT_LOOP(run_syscall_cgt, syscall_cgt, CLOCK_REALTIME)
+GTOD_LOOP(run_tod_vdso_gtod, tod_gtod)
+CGT_LOOP(run_tod_vdso_cgt, tod_cgt, CLOCK_TOD_REALTIME)
+CGT_LOOP(run_tod_vdso_coarse, tod_cgt, CLOCK_TOD_REALTIME_COARSE)
 /* the stock entry point, dispatching the tod id */
-static uint64_t run_tod_stock_vdso_cgt(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		vdso_cgt(CLOCK_TOD_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
-
-static uint64_t run_tod_glibc_cgt(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		clock_gettime(CLOCK_TOD_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
-
-static uint64_t run_tod_syscall_cgt(long n)
-{
-	struct timespec ts;
-	uint64_t s = 0;
-
-	while (n--) {
-		syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	return s;
-}
+CGT_LOOP(run_tod_stock_vdso_cgt, vdso_cgt, CLOCK_TOD_REALTIME)
+CGT_LOOP(run_tod_glibc_cgt, clock_gettime, CLOCK_TOD_REALTIME)
+CGT_LOOP(run_tod_syscall_cgt, syscall_cgt, CLOCK_TOD_REALTIME)
 
 static uint64_t run_rdtsc(long n)
 {

@@ -118,9 +118,9 @@ $(GBIN)/tests/tod_phc: guest/tests/tod_phc.c guest/tests/todtest.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
 
-$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c guest/tests/todtest.h
+$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)

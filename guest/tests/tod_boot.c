@@ -11,6 +11,13 @@
  *   tod_boot suspend SECS        S3 for SECS via the RTC alarm:
  *                                CLOCK_TOD_MONOTONIC advances by SECS +- 1.5 s
  *                                and a reader never sees it step back
+ *   tod_boot cycles N            N S3 cycles of 2, 3, 4, 2, ... s, syscall
+ *                                and vDSO readers running through all:
+ *                                each cycle changes (CLOCK_TOD_MONOTONIC -
+ *                                CLOCK_BOOTTIME) by at most 1 ms, all N by
+ *                                at most 2 ms, (CLOCK_TOD_REALTIME -
+ *                                CLOCK_REALTIME) stays within 1 ms of its
+ *                                value before the first, no reading goes back
  * Several checks can follow each other on one command line.
  */
 #define _GNU_SOURCE
@@ -28,6 +35,7 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "tod.h"
 #include "todtest.h"
 
 #define CUR TOD_SYSFS "current_timesource"
@@ -137,14 +145,103 @@ static void check_suspend(int secs)
 			 atomic_load(&backwards));
 }
 
+static atomic_long vdso_backwards, vdso_errors;
+
+static void *vdso_reader(void *arg)
+{
+	struct timespec ts;
+	int64_t prev = 0, now;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (tod_clock_gettime(CLOCK_TOD_MONOTONIC, &ts)) {
+			atomic_fetch_add(&vdso_errors, 1);
+			continue;
+		}
+		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		if (now < prev)
+			atomic_fetch_add(&vdso_backwards, 1);
+		prev = now;
+	}
+	return NULL;
+}
+
+/* (inner - outer) in ns, from the narrowest of bracket()'s sandwiches */
+static int64_t clock_diff(clockid_t outer, clockid_t inner)
+{
+	int64_t mid, val;
+
+	bracket(outer, inner, &mid, &val);
+	return val - mid;
+}
+
+static void check_cycles(int n)
+{
+	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0;
+	int i, ok = 0, secs;
+	pthread_t th[2];
+	char alarm[16];
+
+	ksft_print_msg("vDSO entry points: %s\n", tod_vdso_available() ? "yes" : "no (syscall)");
+	atomic_store(&stop, 0);
+	pthread_create(&th[0], NULL, reader, NULL);
+	pthread_create(&th[1], NULL, vdso_reader, NULL);
+	m0 = prev = clock_diff(CLOCK_BOOTTIME, CLOCK_TOD_MONOTONIC);
+	r0 = clock_diff(CLOCK_REALTIME, CLOCK_TOD_REALTIME);
+	m = m0;
+	for (i = 0; i < n; i++) {
+		secs = 2 + i % 3;
+		snprintf(alarm, sizeof(alarm), "+%d", secs);
+		write_file("/sys/class/rtc/rtc0/wakealarm", "0");
+		if (write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
+		    write_file("/sys/power/state", "mem")) {
+			ksft_print_msg("cycle %d: the RTC alarm or echo mem failed: %s\n", i,
+				       strerror(errno));
+			break;
+		}
+		ok++;
+		m = clock_diff(CLOCK_BOOTTIME, CLOCK_TOD_MONOTONIC);
+		r = clock_diff(CLOCK_REALTIME, CLOCK_TOD_REALTIME);
+		step = m - prev;
+		ksft_print_msg("cycle %d (%d s): TOD_MONOTONIC-BOOTTIME changed %+.3f ms (total %+.3f), TOD_REALTIME-REALTIME %+.3f ms from before\n",
+			       i, secs, step / 1e6, (m - m0) / 1e6, (r - r0) / 1e6);
+		if (llabs(step) > llabs(worst_step))
+			worst_step = step;
+		if (llabs(r - r0) > llabs(worst_real))
+			worst_real = r - r0;
+		prev = m;
+	}
+	usleep(200000);
+	atomic_store(&stop, 1);
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	ksft_test_result(ok == n, "%d of %d S3 cycles resumed\n", ok, n);
+	ksft_test_result(ok == n && llabs(worst_step) <= 1000000,
+			 "each cycle: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed at most %+.3f ms (limit 1)\n",
+			 worst_step / 1e6);
+	ksft_test_result(ok == n && llabs(m - m0) <= 2000000,
+			 "%d cycles: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed %+.3f ms in all (limit 2)\n",
+			 ok, (m - m0) / 1e6);
+	ksft_test_result(ok == n && llabs(worst_real) <= 1000000,
+			 "(CLOCK_TOD_REALTIME - CLOCK_REALTIME) at most %+.3f ms from before the first cycle (limit 1)\n",
+			 worst_real / 1e6);
+	ksft_test_result(atomic_load(&backwards) == 0,
+			 "syscall reader: CLOCK_TOD_MONOTONIC never stepped back (%ld times)\n",
+			 atomic_load(&backwards));
+	ksft_test_result(tod_vdso_available() && atomic_load(&vdso_backwards) == 0 &&
+			 atomic_load(&vdso_errors) == 0,
+			 "vDSO reader: CLOCK_TOD_MONOTONIC never stepped back (%ld times, %ld errors)\n",
+			 atomic_load(&vdso_backwards), atomic_load(&vdso_errors));
+}
+
 int main(int argc, char **argv)
 {
 	int i, plan = 0;
 
 	for (i = 1; i + 1 < argc; i += 2)
-		plan += strcmp(argv[i], "suspend") ? 1 : 3;
+		plan += !strcmp(argv[i], "suspend") ? 3 : !strcmp(argv[i], "cycles") ? 6 : 1;
 	if (argc < 3 || argc % 2 == 0) {
-		fprintf(stderr, "usage: %s {current NAME|absent NAME|dmesg TEXT|idle SECS|suspend SECS}...\n",
+		fprintf(stderr, "usage: %s {current NAME|absent NAME|dmesg TEXT|idle SECS|suspend SECS|cycles N}...\n",
 			argv[0]);
 		return 2;
 	}
@@ -161,6 +258,8 @@ int main(int argc, char **argv)
 			check_idle(atoi(argv[i + 1]));
 		else if (!strcmp(argv[i], "suspend"))
 			check_suspend(atoi(argv[i + 1]));
+		else if (!strcmp(argv[i], "cycles"))
+			check_cycles(atoi(argv[i + 1]));
 		else
 			ksft_exit_fail_msg("unknown check '%s'\n", argv[i]);
 	}

@@ -68,7 +68,7 @@ static int test_dev(void)
 	int64_t off;
 
 	ksft_print_header();
-	ksft_set_plan(16);
+	ksft_set_plan(17);
 
 	fd = open(DEV, O_RDWR);
 	if (fd < 0)
@@ -216,6 +216,44 @@ static int test_dev(void)
 			 WEXITSTATUS(st));
 	ksft_test_result(WIFEXITED(st) && (WEXITSTATUS(st) & 24) == 0 && WEXITSTATUS(st) < 10,
 			 "read-only descriptor: settime and adjtime are EACCES (status %d)\n",
+			 WEXITSTATUS(st));
+
+	/*
+	 * A writable descriptor carries the right, as a PTP clock's does: a
+	 * process without CAP_SYS_TIME that inherits one opened with it can
+	 * adjust and set the clock through it.
+	 */
+	fd = open(DEV, O_RDWR);
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s O_RDWR: %s\n", DEV, strerror(errno));
+	child = fork();
+	if (child == 0) {
+		int bad = 0;
+
+		if (drop_cap_sys_time())
+			_exit(10);
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_FREQUENCY;
+		tx.freq = 0;
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) < 0)
+			bad |= 1;
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+		tx.time.tv_usec = 1000;	/* +1 us */
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) < 0)
+			bad |= 2;
+		if (clock_gettime(FD_TO_CLOCKID(fd), &ts) || clock_settime(FD_TO_CLOCKID(fd), &ts))
+			bad |= 4;
+		/* the clock id itself still needs the capability */
+		tx.modes = ADJ_FREQUENCY;
+		if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) >= 0 || errno != EPERM)
+			bad |= 8;
+		_exit(bad);
+	}
+	waitpid(child, &st, 0);
+	close(fd);
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			 "a writable descriptor passed to a process without CAP_SYS_TIME: adjtime (freq, setoffset) and settime work through it, CLOCK_TOD_REALTIME is EPERM (status %d: 1 freq, 2 setoffset, 4 settime, 8 id)\n",
 			 WEXITSTATUS(st));
 	return ksft_get_fail_cnt() ? 1 : 0;
 }

@@ -63,7 +63,8 @@ kernel: tree
 # --- static guest binaries ---------------------------------------------------
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
 	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_phc \
-	$(GBIN)/tests/tod_adjtimex $(GBIN)/tests/tod_leap $(GBIN)/tests/tod_fuzz
+	$(GBIN)/tests/tod_adjtimex $(GBIN)/tests/tod_leap $(GBIN)/tests/tod_fuzz \
+	$(GBIN)/tests/tod_unstable $(GBIN)/tests/tod_unregister $(GBIN)/tests/tod_ntp_parity
 GUEST_BENCH := $(GBIN)/bench/gtod
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -117,6 +118,18 @@ $(GBIN)/tests/tod_adjtimex: guest/tests/tod_adjtimex.c guest/tests/todtest.h
 $(GBIN)/tests/tod_phc: guest/tests/tod_phc.c guest/tests/todtest.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
+
+$(GBIN)/tests/tod_unstable: guest/tests/tod_unstable.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_unregister: guest/tests/tod_unregister.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
+
+$(GBIN)/tests/tod_ntp_parity: guest/tests/tod_ntp_parity.c guest/tests/todtest.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/tod_boot: guest/tests/tod_boot.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)

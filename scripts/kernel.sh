@@ -70,7 +70,9 @@ fi
 
 log "kernel: building (ccache, -j$(nproc))"
 start=$(date +%s)
-if ! kmake -s bzImage >"$BUILD/kbuild.log" 2>&1; then
+targets=(bzImage)
+grep -q '^CONFIG_MODULES=y' "$KOUT/.config" && targets+=(modules)
+if ! kmake -s "${targets[@]}" >"$BUILD/kbuild.log" 2>&1; then
 	grep -E 'error|Error' "$BUILD/kbuild.log" | head -40 >&2 || true
 	die "kernel build failed: full log in ${BUILD#"$TOP"/}/kbuild.log"
 fi

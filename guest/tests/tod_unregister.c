@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tod_unregister N: a modular timesource is loaded, made current, switched
+ * away from, unregistered and unloaded N times while two threads read
+ * CLOCK_TOD_REALTIME and CLOCK_TOD_MONOTONIC by system call and through the
+ * vDSO (which takes the system call for a function source) and a third
+ * switches the core between tsc, hpet and acpi_pm. The module
+ * (newtod_test_timesource.ko, source "test_raw") warns at unload if a
+ * read() is still running once unregister_timesource() has returned: the
+ * harness fails the boot on that warning. Pass rules:
+ *   - every load and unload succeeds, and test_raw was current each time;
+ *   - while it is current the module cannot be unloaded (it holds a
+ *     reference: EWOULDBLOCK/EBUSY);
+ *   - no reader saw a clock go back, and no read failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "tod.h"
+#include "todtest.h"
+
+#define MODULE_KO "newtod_test_timesource.ko"
+#define MODULE_NAME "newtod_test_timesource"
+#define CUR TOD_SYSFS "current_timesource"
+
+static atomic_int stop;
+static atomic_long back, errors, reads, switches;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *reader(void *arg)
+{
+	static const clockid_t ids[] = { CLOCK_TOD_REALTIME, CLOCK_TOD_MONOTONIC };
+	int64_t prev[2] = { 0, 0 }, now;
+	struct timespec ts;
+	int i;
+
+	pin((int)(long)arg);
+	while (!atomic_load(&stop)) {
+		for (i = 0; i < 2; i++) {
+			if (tod_clock_gettime(ids[i], &ts)) {
+				atomic_fetch_add(&errors, 1);
+				continue;
+			}
+			now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			if (now < prev[i])
+				atomic_fetch_add(&back, 1);
+			prev[i] = now;
+			now = ns_of(ids[i]);
+			if (now < 0)
+				atomic_fetch_add(&errors, 1);
+			else if (now < prev[i])
+				atomic_fetch_add(&back, 1);
+			else
+				prev[i] = now;
+		}
+		atomic_fetch_add(&reads, 1);
+	}
+	return NULL;
+}
+
+static void *switcher(void *arg)
+{
+	static const char *const names[] = { "tsc", "hpet", "acpi_pm" };
+	unsigned int i = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (!write_file(CUR, names[i++ % 3]))
+			atomic_fetch_add(&switches, 1);
+		usleep(3000);
+	}
+	return NULL;
+}
+
+static int is_current(const char *name)
+{
+	char buf[64] = "";
+	int fd = open(CUR, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return !strcmp(buf, name);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 200, i, fd, loads = 0, unloads = 0, current = 0;
+	int held = -1, held_errno = 0;
+	pthread_t th[3];
+
+	ksft_print_header();
+	ksft_set_plan(4);
+	fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s: %s (the kernel needs CONFIG_MODULES and CONFIG_NEWTOD_TEST_TIMESOURCE=m; 'make initramfs' copies the module)\n",
+				   MODULE_KO, strerror(errno));
+	pthread_create(&th[0], NULL, reader, (void *)0L);
+	pthread_create(&th[1], NULL, reader, (void *)1L);
+	pthread_create(&th[2], NULL, switcher, NULL);
+
+	for (i = 0; i < n; i++) {
+		int tries;
+
+		if (syscall(SYS_finit_module, fd, "", 0)) {
+			ksft_print_msg("round %d: finit_module: %s\n", i, strerror(errno));
+			break;
+		}
+		loads++;
+		/* the switcher may take it away again at once: that is the point */
+		if (!write_file(CUR, "test_raw") && is_current("test_raw")) {
+			current++;
+			if (held < 0) {
+				held = syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK) == 0;
+				held_errno = errno;
+				if (held)	/* unloaded while current: nothing left to do */
+					break;
+			}
+		}
+		usleep(1000);
+		for (tries = 0; tries < 100; tries++) {
+			write_file(CUR, "tsc");
+			if (!syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
+				break;
+			usleep(1000);
+		}
+		if (tries == 100) {
+			ksft_print_msg("round %d: delete_module: %s\n", i, strerror(errno));
+			break;
+		}
+		unloads++;
+	}
+	atomic_store(&stop, 1);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	close(fd);
+	write_file(CUR, "tsc");
+
+	ksft_test_result(loads == n && unloads == n && current > 0,
+			 "%d of %d loads, %d unloads; test_raw current in %d rounds; %ld switches meanwhile\n",
+			 loads, n, unloads, current, atomic_load(&switches));
+	ksft_test_result(held == 0 && (held_errno == EWOULDBLOCK || held_errno == EBUSY),
+			 "unloading the module while its source is current is refused (%s)\n",
+			 held < 0 ? "never tried" : held ? "it was unloaded" : strerror(held_errno));
+	ksft_test_result(atomic_load(&back) == 0,
+			 "%ld reader rounds: no clock went back (%ld times)\n",
+			 atomic_load(&reads), atomic_load(&back));
+	ksft_test_result(atomic_load(&errors) == 0 && atomic_load(&reads) > 0,
+			 "no read failed (%ld errors)\n", atomic_load(&errors));
+	ksft_finished();
+}

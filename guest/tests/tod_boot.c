@@ -175,7 +175,7 @@ static int64_t clock_diff(clockid_t outer, clockid_t inner)
 	return val - mid;
 }
 
-static void check_cycles(int n)
+static void check_cycles(int n, const char *state)
 {
 	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0;
 	int i, ok = 0, secs;
@@ -194,9 +194,9 @@ static void check_cycles(int n)
 		snprintf(alarm, sizeof(alarm), "+%d", secs);
 		write_file("/sys/class/rtc/rtc0/wakealarm", "0");
 		if (write_file("/sys/class/rtc/rtc0/wakealarm", alarm) ||
-		    write_file("/sys/power/state", "mem")) {
-			ksft_print_msg("cycle %d: the RTC alarm or echo mem failed: %s\n", i,
-				       strerror(errno));
+		    write_file("/sys/power/state", state)) {
+			ksft_print_msg("cycle %d: the RTC alarm or echo %s failed: %s\n", i,
+				       state, strerror(errno));
 			break;
 		}
 		ok++;
@@ -215,7 +215,7 @@ static void check_cycles(int n)
 	atomic_store(&stop, 1);
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
-	ksft_test_result(ok == n, "%d of %d S3 cycles resumed\n", ok, n);
+	ksft_test_result(ok == n, "%d of %d '%s' cycles resumed\n", ok, n, state);
 	ksft_test_result(ok == n && llabs(worst_step) <= 1000000,
 			 "each cycle: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed at most %+.3f ms (limit 1)\n",
 			 worst_step / 1e6);
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "suspend"))
 			check_suspend(atoi(argv[i + 1]));
 		else if (!strcmp(argv[i], "cycles"))
-			check_cycles(atoi(argv[i + 1]));
+			check_cycles(atoi(argv[i + 1]), "mem");
 		else
 			ksft_exit_fail_msg("unknown check '%s'\n", argv[i]);
 	}

@@ -4,6 +4,7 @@
  * stock CLOCK_REALTIME.
  *
  *   tod_leap ins|del
+ *   tod_leap hold-ins|hold-del
  *
  * Both clocks are set to 10 s before the next UTC midnight (the same
  * instant, back to back), given the same NTP state (synchronised,
@@ -38,6 +39,16 @@
  *    CLOCK_REALTIME + elapsed CLOCK_MONOTONIC_RAW), STA_INS/STA_DEL clear,
  *    tai as before.
  *
+ * hold-ins, hold-del: the same leap, but the tod core makes no accumulation
+ * from 2 s before the leap instant to 8 s after it (the test hook
+ * /sys/kernel/debug/newtod_hold_accumulation; NEWTOD_KUNIT_TEST and
+ * DEBUG_FS), as when a vCPU does not run or the tick stops too long. The
+ * first accumulation after the gap crosses the leap instant. Rules: the tod
+ * clock applied the leap exactly once (one "inserted"/"deleted leap
+ * second" line of the core in the kernel log, tai 38/36, CLOCK_TOD_REALTIME
+ * within 5 ms of CLOCK_REALTIME, which applied it on time) and ends in
+ * TIME_WAIT, as the stock clock does.
+ *
  * It sets both wall clocks: run it only in the guest.
  */
 #define _GNU_SOURCE
@@ -47,6 +58,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <time.h>
@@ -444,6 +458,65 @@ static void restore_clocks(void)
 			 a.status, b.status, a.tai, b.tai, saved.tai_stock, saved.tai_tod);
 }
 
+/* Lines of the kernel log that contain text. */
+static int klog_count(const char *text)
+{
+	static char log[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1), count = 0;
+	const char *p = log;
+
+	log[n > 0 ? n : 0] = 0;
+	while ((p = strstr(p, text))) {
+		count++;
+		p += strlen(text);
+	}
+	return count;
+}
+
+#define HOLD_HOOK "/sys/kernel/debug/newtod_hold_accumulation"
+
+static void run_hold(int dir)
+{
+	const char *msg = dir < 0 ? "timeofday: inserted leap second" :
+				    "timeofday: deleted leap second";
+	int sta = dir < 0 ? STA_INS : STA_DEL, want = dir < 0 ? TIME_INS : TIME_DEL;
+	int64_t mid, L, off, r;
+	struct timex a = { .modes = 0 }, b = { .modes = 0 };
+	int before, after, waited, ret, sa, sb;
+	struct stat st;
+
+	if (stat(HOLD_HOOK, &st))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (stat(HOLD_HOOK, &st))
+		ksft_exit_fail_msg("no %s: the kernel needs CONFIG_NEWTOD_KUNIT_TEST and CONFIG_DEBUG_FS\n",
+				   HOLD_HOOK);
+	mid = (saved.real / NSEC / 86400 + 1) * 86400 * NSEC;
+	L = dir < 0 ? mid : mid - NSEC;
+	set_both(L - 6 * NSEC);
+	waited = arm_both(sta, want);
+	ksft_print_msg("armed: both report TIME_%s after %d ms\n", state_name(want), waited);
+	before = klog_count(msg);
+	/* hold from L - 2 s (tod clock) for 10 s */
+	while (ns_of(CLOCK_TOD_REALTIME) < L - 2 * NSEC)
+		usleep(5000);
+	ret = write_file(HOLD_HOOK, "10000");
+	r = raw();
+	while (raw() < r + 11500 * MSEC)
+		usleep(20000);
+	after = klog_count(msg);
+	sa = adj(CLOCK_REALTIME, &a);
+	sb = adj(CLOCK_TOD_REALTIME, &b);
+	off = ns_of(CLOCK_TOD_REALTIME) - ns_of(CLOCK_REALTIME);
+	ksft_test_result(ret == 0 && after - before == 1,
+			 "hold of 10 s across the leap (write %d): the core applied it %d time(s) (want 1)\n",
+			 ret, after - before);
+	ksft_test_result(b.tai == TAI0 - dir && a.tai == TAI0 - dir && llabs(off) < 5 * MSEC,
+			 "tai %d (tod), %d (stock), want %d; CLOCK_TOD_REALTIME - CLOCK_REALTIME %+.3f ms (limit 5)\n",
+			 b.tai, a.tai, TAI0 - dir, (double)off / MSEC);
+	ksft_test_result(sa == TIME_WAIT && sb == TIME_WAIT,
+			 "both end in TIME_WAIT: stock %s, tod %s\n", state_name(sa), state_name(sb));
+}
+
 static void get_vdso(void)
 {
 	v_tod = (cgt_fn)tod_vdso_sym("__vdso_tod_clock_gettime");
@@ -572,9 +645,18 @@ int main(int argc, char **argv)
 	char tbuf[32];
 
 	if (argc < 2 || (strcmp(argv[1], "ins") && strcmp(argv[1], "del") &&
-			 strcmp(argv[1], "setoffset")))
-		ksft_exit_fail_msg("usage: tod_leap ins|del|setoffset\n");
+			 strcmp(argv[1], "setoffset") && strcmp(argv[1], "hold-ins") &&
+			 strcmp(argv[1], "hold-del")))
+		ksft_exit_fail_msg("usage: tod_leap ins|del|setoffset|hold-ins|hold-del\n");
 	ksft_print_header();
+	if (!strncmp(argv[1], "hold-", 5)) {
+		ksft_set_plan(3 + 1);
+		get_vdso();
+		save_clocks();
+		run_hold(!strcmp(argv[1], "hold-ins") ? -1 : 1);
+		restore_clocks();
+		ksft_finished();
+	}
 	if (!strcmp(argv[1], "setoffset")) {
 		ksft_set_plan(4 + 1);
 		get_vdso();

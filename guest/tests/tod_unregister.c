@@ -35,7 +35,7 @@
 #define MODULE_NAME "newtod_test_timesource"
 #define CUR TOD_SYSFS "current_timesource"
 
-static atomic_int stop;
+static atomic_int stop, hold_switcher;
 static atomic_long back, errors, reads, switches;
 
 static void pin(int cpu)
@@ -85,6 +85,10 @@ static void *switcher(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
+		if (atomic_load(&hold_switcher)) {
+			usleep(1000);
+			continue;
+		}
 		if (!write_file(CUR, names[i++ % 3]))
 			atomic_fetch_add(&switches, 1);
 		usleep(3000);
@@ -131,7 +135,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		loads++;
-		/* the switcher may take it away again at once: that is the point */
+		/*
+		 * The switcher may take it away again at once: that is the
+		 * point. Once, with the switcher paused so that it stays
+		 * current, try to unload it.
+		 */
+		if (held < 0)
+			atomic_store(&hold_switcher, 1);
+		usleep(held < 0 ? 5000 : 0);	/* a write of the switcher in flight ends */
 		if (!write_file(CUR, "test_raw") && is_current("test_raw")) {
 			current++;
 			if (held < 0) {
@@ -141,6 +152,7 @@ int main(int argc, char **argv)
 					break;
 			}
 		}
+		atomic_store(&hold_switcher, 0);
 		usleep(1000);
 		for (tries = 0; tries < 100; tries++) {
 			write_file(CUR, "tsc");

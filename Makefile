@@ -95,11 +95,9 @@ $(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h guest/tests/todtest.h $
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_leap: guest/tests/tod_leap.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_fuzz: guest/tests/tod_fuzz.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
+# guest tests that read through libtod (the vDSO, syscall fallback)
+LIBTOD_TESTS := $(addprefix $(GBIN)/tests/,tod_leap tod_fuzz tod_unstable tod_unregister tod_boot)
+$(LIBTOD_TESTS): $(GBIN)/tests/%: guest/tests/%.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
@@ -119,21 +117,9 @@ $(GBIN)/tests/tod_phc: guest/tests/tod_phc.c guest/tests/todtest.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
 
-$(GBIN)/tests/tod_unstable: guest/tests/tod_unstable.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_unregister: guest/tests/tod_unregister.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
-
 $(GBIN)/tests/tod_ntp_parity: guest/tests/tod_ntp_parity.c guest/tests/todtest.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_boot: guest/tests/tod_boot.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)

@@ -31,6 +31,12 @@
  *                      counts at the period the HPET reports, while the
  *                      HPET is the current source; it raises SIGBUS
  *                      otherwise
+ *   hpetrevoke [NPROC] leaving the HPET unmaps its page everywhere:
+ *                      splitting [vvar] is refused; after the switch away,
+ *                      a process that moved its [vvar] with mremap, the
+ *                      children of a fork storm across the switch, a
+ *                      process whose vfork child switched, and NPROC idle
+ *                      processes (3 switches, timed) get SIGBUS reading it
  *   lib                libtod (tod.h) returns what the system call returns,
  *                      on any kernel (on a stock one through its fallback)
  *
@@ -41,9 +47,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1263,6 +1271,375 @@ static void case_hpetpage(int argc, char **argv)
 	set_source(cur);
 }
 
+/* --- hpetrevoke ------------------------------------------------------------ */
+
+/* The signal that ended child PID, 0 if it exited 0, -1 otherwise. */
+static int child_end(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(st))
+		return WTERMSIG(st);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static const char *end_str(int end)
+{
+	return end > 0 ? strsignal(end) : end ? "error" : "it read it";
+}
+
+static void *shared_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		ksft_exit_fail_msg("mmap of %zu shared bytes: %s\n", len, strerror(errno));
+	memset(p, 0, len);
+	return p;
+}
+
+/* Sleep until *word differs from val (shared between processes). */
+static void futex_wait(atomic_int *word, int val)
+{
+	while (atomic_load(word) == val)
+		syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(atomic_int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+static sigjmp_buf bus_env;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_env, 1);
+}
+
+/* Read the HPET counter through PAGE: 0 if it read, 1 on SIGBUS. */
+static int touch_hpet(unsigned long page)
+{
+	volatile uint32_t *h = (volatile uint32_t *)page;
+
+	if (sigsetjmp(bus_env, 1))
+		return 1;
+	(void)h[HPET_COUNTER / 4];
+	return 0;
+}
+
+/* Splitting [vvar] is refused: munmap and mprotect of one page fail with EINVAL. */
+static void revoke_split(unsigned long start)
+{
+	int mu, mp, eu = 0, ep = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* in a child: if the split were allowed, this process is damaged */
+		mu = munmap((void *)(start + PAGE), PAGE);
+		eu = errno;
+		mp = mprotect((void *)start, PAGE, PROT_NONE);
+		ep = errno;
+		if (mu || mp)
+			ksft_print_msg("munmap of page 1: %s; mprotect of page 0: %s\n",
+				       mu ? strerror(eu) : "done", mp ? strerror(ep) : "done");
+		_exit(mu == -1 && eu == EINVAL && mp == -1 && ep == EINVAL ? 0 : 1);
+	}
+	ksft_test_result(pid > 0 && child_end(pid) == 0,
+			 "splitting [vvar] is refused: munmap and mprotect of one of its pages fail with EINVAL\n");
+}
+
+/*
+ * A child maps the HPET page, moves the whole [vvar] with mremap and reads
+ * the page at its new place; after the switch to AWAY, reading it there
+ * raises SIGBUS. The child uses no vDSO after the move: the vDSO finds
+ * [vvar] at a fixed distance from its code.
+ */
+static void revoke_mremap(unsigned long start, unsigned long len, const char *away)
+{
+	int up[2], down[2], end = -1, ret = -1;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *moved;
+
+		alarm(30);
+		if (touch_hpet(start + HPET_PAGE * PAGE) || to == MAP_FAILED)
+			_exit(2);
+		moved = mremap((void *)start, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		if (moved == MAP_FAILED || touch_hpet((unsigned long)moved + HPET_PAGE * PAGE))
+			_exit(3);
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(4);
+		(void)((volatile uint32_t *)((unsigned long)moved + HPET_PAGE * PAGE))[HPET_COUNTER / 4];
+		_exit(0);
+	}
+	if (pid > 0 && read(up[0], &c, 1) == 1)
+		ret = set_source(away);
+	if (pid > 0 && write(down[1], &c, 1) == 1)
+		end = child_end(pid);
+	ksft_test_result(!ret && end == SIGBUS,
+			 "a process that moved its whole [vvar] with mremap and read the HPET page there: after hpet -> %s (%s), reading it again gets SIGBUS (%s)\n",
+			 away, ret ? strerror(-ret) : "ok", end_str(end));
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+}
+
+struct storm {
+	atomic_int switched;		/* the switch away has returned */
+	atomic_int forked, before, after, bus, readable, other;
+};
+
+/*
+ * A process that has the HPET page mapped forks children without pause
+ * while the test switches away from the HPET; each child, once the switch
+ * has returned, reads the page: all must get SIGBUS, whether they were
+ * forked before, during or after the switch.
+ */
+static void revoke_fork_storm(unsigned long page, const char *away)
+{
+	struct storm *s = shared_map(sizeof(*s));
+	int ret, end;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int after = 0, n = 0, st;
+		pid_t kid;
+
+		alarm(120);
+		if (touch_hpet(page))
+			_exit(2);
+		while (after < 40 && n < 2000) {
+			int sw = atomic_load(&s->switched);
+
+			kid = fork();
+			if (kid == 0) {
+				futex_wait(&s->switched, 0);
+				(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];
+				_exit(0);
+			}
+			if (kid < 0)
+				_exit(3);
+			n++;
+			atomic_fetch_add(sw ? &s->after : &s->before, 1);
+			atomic_store(&s->forked, n);
+			after += sw;
+		}
+		while ((kid = wait(&st)) > 0 || errno == EINTR) {
+			if (kid < 0)
+				continue;
+			if (WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS)
+				atomic_fetch_add(&s->bus, 1);
+			else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				atomic_fetch_add(&s->readable, 1);
+			else
+				atomic_fetch_add(&s->other, 1);
+		}
+		_exit(0);
+	}
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	/* switch once the storm is under way */
+	while (atomic_load(&s->forked) < 20 && !waitpid(pid, NULL, WNOHANG))
+		usleep(1000);
+	ret = set_source(away);
+	atomic_store(&s->switched, 1);
+	futex_wake_all(&s->switched);
+	end = child_end(pid);
+	ksft_test_result(!ret && !end && atomic_load(&s->before) >= 20 && atomic_load(&s->after) >= 40 &&
+			 atomic_load(&s->bus) == atomic_load(&s->forked),
+			 "fork storm across hpet -> %s (%s): %d children of a process with the HPET page mapped, %d forked before the switch returned and %d after; reading it after the switch: %d SIGBUS, %d read it, %d other ends (storm process: %s)\n",
+			 away, ret ? strerror(-ret) : "ok", atomic_load(&s->forked), atomic_load(&s->before),
+			 atomic_load(&s->after), atomic_load(&s->bus), atomic_load(&s->readable),
+			 atomic_load(&s->other), end > 0 ? strsignal(end) : end ? "failed" : "ok");
+	munmap(s, sizeof(*s));
+}
+
+/*
+ * A process with the HPET page mapped vforks; the vfork child, which shares
+ * its mm, switches the core away from the HPET and exits. The parent then
+ * reads the page: SIGBUS.
+ */
+static void revoke_vfork(unsigned long page, const char *away)
+{
+	pid_t pid = fork();
+	int end;
+
+	if (pid == 0) {
+		int st;
+		pid_t v;
+
+		alarm(30);
+		if (touch_hpet(page))
+			_exit(2);
+		v = vfork();
+		if (v == 0)
+			_exit(set_source(away) ? 1 : 0);
+		if (v < 0 || waitpid(v, &st, 0) != v || !WIFEXITED(st) || WEXITSTATUS(st))
+			_exit(3);
+		(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];
+		_exit(0);
+	}
+	end = pid > 0 ? child_end(pid) : -1;
+	ksft_test_result(end == SIGBUS,
+			 "a process with the HPET page mapped whose vfork child switched hpet -> %s: reading it again gets SIGBUS (%s)\n",
+			 away, end_str(end));
+}
+
+struct idle {
+	atomic_int phase;		/* odd: map the page; even: read it after the switch */
+	atomic_int acks, mapped, bus, readable;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Time one switch to AWAY, in us. */
+static int64_t timed_switch(const char *away, int *ret)
+{
+	int64_t t0 = raw_ns();
+
+	*ret = set_source(away);
+	return (raw_ns() - t0) / 1000;
+}
+
+/*
+ * NPROC idle processes, blocked in futex_wait(), each with the HPET page
+ * mapped: every switch away from the HPET must unmap it from all of them.
+ * Prints how long the sysfs write takes, with them and with none (the
+ * figure for NOTES.md; a measurement, not a pass condition); passes when
+ * all of them had the page and all lost it, in each of ROUNDS switches.
+ */
+#define REVOKE_ROUNDS 3
+static void revoke_idle(unsigned long page, const char *away, int nproc)
+{
+	int64_t none[REVOKE_ROUNDS], with[REVOKE_ROUNDS];
+	struct idle *s = shared_map(sizeof(*s));
+	int i, r, ret = 0, rr, forked = 0;
+	pid_t *kids = calloc(nproc, sizeof(*kids));
+
+	if (!kids)
+		ksft_exit_fail_msg("calloc of %d pids failed\n", nproc);
+	for (r = 0; r < REVOKE_ROUNDS; r++) {
+		rr = set_source("hpet");
+		none[r] = timed_switch(away, &ret);
+		ret = ret ? ret : rr;
+	}
+	for (i = 0; i < nproc; i++, forked++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			struct sigaction sa = { .sa_handler = on_sigbus };
+			int p;
+
+			sigaction(SIGBUS, &sa, NULL);
+			for (p = 1; p <= 2 * REVOKE_ROUNDS; p++) {
+				futex_wait(&s->phase, p - 1);
+				if (p & 1)
+					atomic_fetch_add(&s->mapped, !touch_hpet(page));
+				else if (touch_hpet(page))
+					atomic_fetch_add(&s->bus, 1);
+				else
+					atomic_fetch_add(&s->readable, 1);
+				atomic_fetch_add(&s->acks, 1);
+			}
+			_exit(0);
+		}
+		if (kids[i] < 0) {
+			ksft_print_msg("fork %d of %d: %s\n", i + 1, nproc, strerror(errno));
+			break;
+		}
+	}
+	for (r = 0; r < REVOKE_ROUNDS && forked == nproc; r++) {
+		rr = set_source("hpet");
+		ret = ret ? ret : rr;
+		atomic_store(&s->phase, 2 * r + 1);
+		futex_wake_all(&s->phase);
+		while (atomic_load(&s->acks) < nproc * (2 * r + 1))
+			usleep(1000);
+		with[r] = timed_switch(away, &rr);
+		ret = ret ? ret : rr;
+		atomic_store(&s->phase, 2 * r + 2);
+		futex_wake_all(&s->phase);
+		while (atomic_load(&s->acks) < nproc * (2 * r + 2))
+			usleep(1000);
+	}
+	if (forked < nproc) {
+		atomic_store(&s->phase, 2 * REVOKE_ROUNDS);
+		futex_wake_all(&s->phase);
+	}
+	for (i = 0; i < forked; i++)
+		waitpid(kids[i], NULL, 0);
+	free(kids);
+	qsort(none, REVOKE_ROUNDS, sizeof(none[0]), cmp_i64);
+	if (forked == nproc) {
+		qsort(with, REVOKE_ROUNDS, sizeof(with[0]), cmp_i64);
+		ksft_print_msg("switch hpet -> %s, median of %d: %lld us with %d idle processes mapping the HPET page (min %lld, max %lld), %lld us with none (min %lld, max %lld)\n",
+			       away, REVOKE_ROUNDS, (long long)with[REVOKE_ROUNDS / 2], nproc,
+			       (long long)with[0], (long long)with[REVOKE_ROUNDS - 1],
+			       (long long)none[REVOKE_ROUNDS / 2], (long long)none[0],
+			       (long long)none[REVOKE_ROUNDS - 1]);
+	}
+	ksft_test_result(!ret && forked == nproc &&
+			 atomic_load(&s->mapped) == nproc * REVOKE_ROUNDS &&
+			 atomic_load(&s->bus) == nproc * REVOKE_ROUNDS,
+			 "%d idle processes x %d switches hpet -> %s (%s): %d mapped the HPET page, %d got SIGBUS reading it after the switch, %d read it\n",
+			 nproc, REVOKE_ROUNDS, away, ret ? strerror(-ret) : "ok", atomic_load(&s->mapped),
+			 atomic_load(&s->bus), atomic_load(&s->readable));
+	munmap(s, sizeof(*s));
+}
+
+static void case_hpetrevoke(int argc, char **argv)
+{
+	char cur[64], avail[256], away[64];
+	unsigned long start = 0, end = 0, page;
+	int nproc = argc > 2 ? atoi(argv[2]) : 1000, ret;
+
+	ksft_set_plan(5);
+	need_sysfs(cur, sizeof(cur), avail, sizeof(avail));
+	if (nproc < 1)
+		ksft_exit_fail_msg("NPROC must be at least 1 (got '%s')\n", argv[2]);
+	if (geteuid() || !in_list(avail, "hpet"))
+		ksft_exit_fail_msg("hpetrevoke needs root and the hpet timesource (%s)\n",
+				   geteuid() ? "not root" : "hpet not available");
+	if (find_vvar(&start, &end))
+		ksft_exit_fail_msg("no [vvar] in /proc/self/maps\n");
+	page = start + HPET_PAGE * PAGE;
+	snprintf(away, sizeof(away), "%s", in_list(avail, "tsc") ? "tsc" : "jiffies");
+
+	revoke_split(start);
+#define TO_HPET() do {							\
+		ret = set_source("hpet");				\
+		if (ret)						\
+			ksft_exit_fail_msg("switching to hpet: %s\n", strerror(-ret)); \
+	} while (0)
+	TO_HPET();
+	revoke_mremap(start, end - start, away);
+	TO_HPET();
+	revoke_fork_storm(page, away);
+	TO_HPET();
+	revoke_vfork(page, away);
+	revoke_idle(page, away, nproc);
+#undef TO_HPET
+	ret = set_source(cur);
+	if (ret)
+		ksft_print_msg("switching back to %s: %s\n", cur, strerror(-ret));
+}
+
 /* --- lib ------------------------------------------------------------------- */
 
 /*
@@ -1375,6 +1752,7 @@ static const struct {
 	{ "timens", case_timens, "" },
 	{ "switch", case_switch, "[SECONDS] [PERIOD_MS]" },
 	{ "hpetpage", case_hpetpage, "" },
+	{ "hpetrevoke", case_hpetrevoke, "[NPROC]" },
 	{ "lib", case_lib, "" },
 };
 

@@ -60,6 +60,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -1174,6 +1176,49 @@ static void check_hpet_page(unsigned long page, const char *src, const char *whe
 			 (long long)p.max_ns);
 }
 
+static sigjmp_buf bus_env;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_env, 1);
+}
+
+/* Read the HPET counter through PAGE: 0 if it read, 1 on SIGBUS. */
+static int touch_hpet(unsigned long page)
+{
+	volatile uint32_t *h = (volatile uint32_t *)page;
+
+	if (sigsetjmp(bus_env, 1))
+		return 1;
+	(void)h[HPET_COUNTER / 4];
+	return 0;
+}
+
+/*
+ * The first touch of a child: 0 if it read the page (and so has it
+ * mapped), 1 if it faulted. Leaves SIGBUS at its default, so that a later
+ * unguarded touch that faults ends the child with SIGBUS.
+ */
+static int touch_hpet_guarded(unsigned long page)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, dfl = { .sa_handler = SIG_DFL };
+	int ret;
+
+	sigaction(SIGBUS, &sa, NULL);
+	ret = touch_hpet(page);
+	sigaction(SIGBUS, &dfl, NULL);
+	return ret;
+}
+
+/* A child of the test dies with its parent: no process outlives a killed test. */
+static void die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(9);
+}
+
 /*
  * A process that read the HPET page while the HPET was current, and so has
  * it mapped, must lose it when the core leaves the HPET: the switch unmaps
@@ -1183,27 +1228,45 @@ static void check_hpet_page(unsigned long page, const char *src, const char *whe
  */
 static int stale_hpet(unsigned long page, const char *away)
 {
-	int up[2], down[2], st, ret = -1;
+	int up[2], down[2], st, sw, ret = -1;
 	char c = 0;
 	pid_t pid;
 
-	if (pipe(up) || pipe(down))
+	if (pipe(up))
 		return -1;
+	if (pipe(down)) {
+		close(up[0]);
+		close(up[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
-		volatile uint32_t *h = (volatile uint32_t *)page;
-
 		alarm(10);
-		(void)h[HPET_COUNTER / 4];		/* maps the page */
-		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+		close(up[0]);
+		close(down[1]);
+		if (touch_hpet_guarded(page))		/* maps the page */
 			_exit(2);
-		(void)h[HPET_COUNTER / 4];		/* must fault now */
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(3);
+		(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];	/* must fault now */
 		_exit(0);
 	}
-	if (pid < 0)
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0) {
+		close(up[0]);
+		close(down[1]);
 		return -1;
-	if (read(up[0], &c, 1) == 1 && !set_source(away) && write(down[1], &c, 1) == 1)
-		ret = 0;
+	}
+	/* EOF if the child could not map the page: it exits, no switch */
+	if (read(up[0], &c, 1) == 1) {
+		sw = set_source(away);
+		if (sw)
+			ksft_print_msg("switching hpet -> %s: %s\n", away, strerror(-sw));
+		else if (write(down[1], &c, 1) == 1)
+			ret = 0;
+	}
+	close(down[1]);		/* without the go, the child reads EOF and exits */
 	if (waitpid(pid, &st, 0) != pid)
 		ret = -1;
 	else if (!ret && WIFSIGNALED(st))
@@ -1211,9 +1274,6 @@ static int stale_hpet(unsigned long page, const char *away)
 	else if (!ret && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		ret = -1;
 	close(up[0]);
-	close(up[1]);
-	close(down[0]);
-	close(down[1]);
 	return ret;
 }
 
@@ -1273,7 +1333,10 @@ static void case_hpetpage(int argc, char **argv)
 
 /* --- hpetrevoke ------------------------------------------------------------ */
 
-/* The signal that ended child PID, 0 if it exited 0, -1 otherwise. */
+/*
+ * How child PID ended: the signal that killed it, 0 if it exited 0,
+ * 256 + its status if it exited otherwise, -1 if it could not be waited for.
+ */
 static int child_end(pid_t pid)
 {
 	int st;
@@ -1282,12 +1345,18 @@ static int child_end(pid_t pid)
 		return -1;
 	if (WIFSIGNALED(st))
 		return WTERMSIG(st);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return WIFEXITED(st) ? (WEXITSTATUS(st) ? 256 + WEXITSTATUS(st) : 0) : -1;
 }
 
 static const char *end_str(int end)
 {
-	return end > 0 ? strsignal(end) : end ? "error" : "it read it";
+	static char buf[32];
+
+	if (end > 255) {
+		snprintf(buf, sizeof(buf), "exited %d", end - 256);
+		return buf;
+	}
+	return end > 0 ? strsignal(end) : end ? "not waited for" : "it read it";
 }
 
 static void *shared_map(size_t len)
@@ -1310,25 +1379,6 @@ static void futex_wait(atomic_int *word, int val)
 static void futex_wake_all(atomic_int *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
-}
-
-static sigjmp_buf bus_env;
-
-static void on_sigbus(int sig)
-{
-	(void)sig;
-	siglongjmp(bus_env, 1);
-}
-
-/* Read the HPET counter through PAGE: 0 if it read, 1 on SIGBUS. */
-static int touch_hpet(unsigned long page)
-{
-	volatile uint32_t *h = (volatile uint32_t *)page;
-
-	if (sigsetjmp(bus_env, 1))
-		return 1;
-	(void)h[HPET_COUNTER / 4];
-	return 0;
 }
 
 /* Splitting [vvar] is refused: munmap and mprotect of one page fail with EINVAL. */
@@ -1360,134 +1410,247 @@ static void revoke_split(unsigned long start)
  */
 static void revoke_mremap(unsigned long start, unsigned long len, const char *away)
 {
-	int up[2], down[2], end = -1, ret = -1;
+	int up[2], down[2], end = -1, ret = -EIO;
 	char c = 0;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (pipe(up) || pipe(down))
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
 		void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		void *moved;
+		unsigned long moved;
 
+		die_with_parent(self);
 		alarm(30);
-		if (touch_hpet(start + HPET_PAGE * PAGE) || to == MAP_FAILED)
+		close(up[0]);
+		close(down[1]);
+		if (to == MAP_FAILED || touch_hpet_guarded(start + HPET_PAGE * PAGE))
 			_exit(2);
-		moved = mremap((void *)start, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
-		if (moved == MAP_FAILED || touch_hpet((unsigned long)moved + HPET_PAGE * PAGE))
+		moved = (unsigned long)mremap((void *)start, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		if (moved != (unsigned long)to || touch_hpet_guarded(moved + HPET_PAGE * PAGE))
 			_exit(3);
 		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
 			_exit(4);
-		(void)((volatile uint32_t *)((unsigned long)moved + HPET_PAGE * PAGE))[HPET_COUNTER / 4];
+		(void)((volatile uint32_t *)(moved + HPET_PAGE * PAGE))[HPET_COUNTER / 4];
 		_exit(0);
 	}
-	if (pid > 0 && read(up[0], &c, 1) == 1)
+	close(up[1]);
+	close(down[0]);
+	/* EOF when the child failed before the switch: no switch then */
+	if (pid > 0 && read(up[0], &c, 1) == 1) {
 		ret = set_source(away);
-	if (pid > 0 && write(down[1], &c, 1) == 1)
+		if (!ret && write(down[1], &c, 1) != 1)
+			ret = -EIO;
+	}
+	close(down[1]);		/* without the go, the child reads EOF and exits */
+	if (pid > 0)
 		end = child_end(pid);
 	ksft_test_result(!ret && end == SIGBUS,
 			 "a process that moved its whole [vvar] with mremap and read the HPET page there: after hpet -> %s (%s), reading it again gets SIGBUS (%s)\n",
-			 away, ret ? strerror(-ret) : "ok", end_str(end));
+			 away, ret == -EIO ? "no switch: the child failed first" : ret ? strerror(-ret) : "ok",
+			 end_str(end));
 	close(up[0]);
-	close(up[1]);
-	close(down[0]);
-	close(down[1]);
 }
 
+enum { STORM_BEFORE, STORM_SWITCHING, STORM_SWITCHED };
+
 struct storm {
-	atomic_int switched;		/* the switch away has returned */
-	atomic_int forked, before, after, bus, readable, other;
+	atomic_int state;		/* STORM_*: where the switch away stands */
+	atomic_int forked, before, during, after, bus, readable, other;
+	atomic_int probe;		/* minor faults of a child's first read, -1 SIGBUS */
 };
+
+/* Minor faults taken by one read of *p. */
+static __attribute__((noinline)) long read_faults(volatile uint32_t *p)
+{
+	struct rusage r0, r1;
+
+	getrusage(RUSAGE_SELF, &r0);
+	(void)*p;
+	getrusage(RUSAGE_SELF, &r1);
+	return r1.ru_minflt - r0.ru_minflt;
+}
+
+/*
+ * In a child just forked from a process with the HPET page mapped: the
+ * minor faults its first read of the page takes, 0 when it inherited the
+ * parent's page table entry (the case the revocation must catch), or -1
+ * on SIGBUS. pagemap and mincore cannot tell: they skip PFN mappings. A
+ * first read of memory this child has already touched takes the faults
+ * of the code and stack it runs on.
+ */
+static int inherited_faults(unsigned long page)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	volatile uint32_t here = 0;
+	long n;
+
+	sigaction(SIGBUS, &sa, NULL);
+	if (sigsetjmp(bus_env, 1))
+		return -1;
+	read_faults(&here);
+	n = read_faults((volatile uint32_t *)page + HPET_COUNTER / 4);
+	return n > 100 ? 100 : (int)n;
+}
+
+#define STORM_ROUNDS 5
+#define STORM_BALLAST 500
 
 /*
  * A process that has the HPET page mapped forks children without pause
  * while the test switches away from the HPET; each child, once the switch
  * has returned, reads the page: all must get SIGBUS, whether they were
- * forked before, during or after the switch.
+ * forked before, during or after the switch. A fork counts as during the
+ * switch when the switch was under way at its start or its end. Five
+ * rounds: the race the test is after (a child copying the parent's page
+ * table entry while the unmap runs) is narrow; 500 idle processes widen
+ * it for an unmap that visits every process. Each round first checks that
+ * a child does inherit the entry (no fault on its first read).
  */
 static void revoke_fork_storm(unsigned long page, const char *away)
 {
 	struct storm *s = shared_map(sizeof(*s));
-	int ret, end;
-	pid_t pid;
+	int r, ret = 0, bad_end = 0, forked = 0, before = 0, during = 0, after = 0;
+	int bus = 0, readable = 0, other = 0, probe_faults = 0, r_end;
+	pid_t pid, self = getpid(), ballast[STORM_BALLAST];
+	int i, nballast;
+	siginfo_t si;
 
-	pid = fork();
-	if (pid == 0) {
-		int after = 0, n = 0, st;
-		pid_t kid;
+	for (nballast = 0; nballast < STORM_BALLAST; nballast++) {
+		ballast[nballast] = fork();
+		if (ballast[nballast] == 0) {
+			die_with_parent(self);
+			pause();
+			_exit(0);
+		}
+		if (ballast[nballast] < 0)
+			break;
+	}
+	for (r = 0; r < STORM_ROUNDS && !ret; r++) {
+		memset(s, 0, sizeof(*s));
+		ret = set_source("hpet");
+		if (ret)
+			break;
+		pid = fork();
+		if (pid == 0) {
+			int n = 0, nafter = 0, st, st0, st1;
+			pid_t kid, storm = getpid();
 
-		alarm(120);
-		if (touch_hpet(page))
-			_exit(2);
-		while (after < 40 && n < 2000) {
-			int sw = atomic_load(&s->switched);
-
+			die_with_parent(self);
+			alarm(120);
+			if (touch_hpet_guarded(page))
+				_exit(2);
 			kid = fork();
 			if (kid == 0) {
-				futex_wait(&s->switched, 0);
-				(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];
+				atomic_store(&s->probe, inherited_faults(page));
 				_exit(0);
 			}
-			if (kid < 0)
+			if (kid < 0 || waitpid(kid, NULL, 0) != kid)
 				_exit(3);
-			n++;
-			atomic_fetch_add(sw ? &s->after : &s->before, 1);
-			atomic_store(&s->forked, n);
-			after += sw;
+			while (nafter < 40 && n < 2000) {
+				st0 = atomic_load(&s->state);
+				kid = fork();
+				if (kid == 0) {
+					die_with_parent(storm);
+					futex_wait(&s->state, STORM_BEFORE);
+					futex_wait(&s->state, STORM_SWITCHING);
+					(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];
+					_exit(0);
+				}
+				if (kid < 0)
+					_exit(4);
+				st1 = atomic_load(&s->state);
+				n++;
+				if (st1 == STORM_BEFORE)
+					atomic_fetch_add(&s->before, 1);
+				else if (st0 == STORM_SWITCHED)
+					atomic_fetch_add(&s->after, 1);
+				else
+					atomic_fetch_add(&s->during, 1);
+				nafter += st0 == STORM_SWITCHED;
+				atomic_store(&s->forked, n);
+			}
+			while ((kid = wait(&st)) > 0 || errno == EINTR) {
+				if (kid < 0)
+					continue;
+				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS)
+					atomic_fetch_add(&s->bus, 1);
+				else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+					atomic_fetch_add(&s->readable, 1);
+				else
+					atomic_fetch_add(&s->other, 1);
+			}
+			_exit(0);
 		}
-		while ((kid = wait(&st)) > 0 || errno == EINTR) {
-			if (kid < 0)
-				continue;
-			if (WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS)
-				atomic_fetch_add(&s->bus, 1);
-			else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-				atomic_fetch_add(&s->readable, 1);
-			else
-				atomic_fetch_add(&s->other, 1);
-		}
-		_exit(0);
+		if (pid < 0)
+			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+		/* switch once the storm is under way (or it ended early) */
+		si.si_pid = 0;
+		while (atomic_load(&s->forked) < 20 &&
+		       !waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) && !si.si_pid)
+			usleep(1000);
+		atomic_store(&s->state, STORM_SWITCHING);
+		futex_wake_all(&s->state);
+		ret = set_source(away);
+		atomic_store(&s->state, STORM_SWITCHED);
+		futex_wake_all(&s->state);
+		r_end = child_end(pid);
+		if (r_end)
+			ksft_print_msg("storm process of round %d: %s\n", r + 1, end_str(r_end));
+		bad_end += r_end != 0;
+		if (atomic_load(&s->probe))
+			ksft_print_msg("round %d: a child's first read of the inherited page: %d minor faults\n",
+				       r + 1, atomic_load(&s->probe));
+		probe_faults += atomic_load(&s->probe) != 0;
+		forked += atomic_load(&s->forked);
+		before += atomic_load(&s->before);
+		during += atomic_load(&s->during);
+		after += atomic_load(&s->after);
+		bus += atomic_load(&s->bus);
+		readable += atomic_load(&s->readable);
+		other += atomic_load(&s->other);
 	}
-	if (pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-	/* switch once the storm is under way */
-	while (atomic_load(&s->forked) < 20 && !waitpid(pid, NULL, WNOHANG))
-		usleep(1000);
-	ret = set_source(away);
-	atomic_store(&s->switched, 1);
-	futex_wake_all(&s->switched);
-	end = child_end(pid);
-	ksft_test_result(!ret && !end && atomic_load(&s->before) >= 20 && atomic_load(&s->after) >= 40 &&
-			 atomic_load(&s->bus) == atomic_load(&s->forked),
-			 "fork storm across hpet -> %s (%s): %d children of a process with the HPET page mapped, %d forked before the switch returned and %d after; reading it after the switch: %d SIGBUS, %d read it, %d other ends (storm process: %s)\n",
-			 away, ret ? strerror(-ret) : "ok", atomic_load(&s->forked), atomic_load(&s->before),
-			 atomic_load(&s->after), atomic_load(&s->bus), atomic_load(&s->readable),
-			 atomic_load(&s->other), end > 0 ? strsignal(end) : end ? "failed" : "ok");
+	for (i = 0; i < nballast; i++)
+		kill(ballast[i], SIGKILL);
+	for (i = 0; i < nballast; i++)
+		waitpid(ballast[i], NULL, 0);
+	ksft_test_result(!ret && r == STORM_ROUNDS && !bad_end && !probe_faults &&
+			 nballast == STORM_BALLAST &&
+			 before >= 20 * STORM_ROUNDS && after >= 40 * STORM_ROUNDS && bus == forked,
+			 "fork storm across hpet -> %s, %d rounds (%s): children inherit the mapped page (rounds where a child faulted on it: %d); %d children forked %d before the switch, %d during, %d after; reading it after the switch: %d SIGBUS, %d read it, %d other ends (storm processes failed: %d)\n",
+			 away, r, ret ? strerror(-ret) : "ok", probe_faults, forked, before, during,
+			 after, bus, readable, other, bad_end);
 	munmap(s, sizeof(*s));
 }
 
 /*
  * A process with the HPET page mapped vforks; the vfork child, which shares
- * its mm, switches the core away from the HPET and exits. The parent then
- * reads the page: SIGBUS.
+ * its mm, switches the core away from the HPET (a write(2) on a descriptor
+ * the parent opened) and exits. The parent then reads the page: SIGBUS.
  */
 static void revoke_vfork(unsigned long page, const char *away)
 {
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 	int end;
 
 	if (pid == 0) {
-		int st;
+		int fd, st;
+		size_t len = strlen(away);
 		pid_t v;
 
+		die_with_parent(self);
 		alarm(30);
-		if (touch_hpet(page))
+		if (touch_hpet_guarded(page))
 			_exit(2);
+		fd = open(SYSFS "current_timesource", O_WRONLY | O_TRUNC);
+		if (fd < 0)
+			_exit(3);
 		v = vfork();
 		if (v == 0)
-			_exit(set_source(away) ? 1 : 0);
+			_exit(syscall(SYS_write, fd, away, len) == (long)len ? 0 : 1);
 		if (v < 0 || waitpid(v, &st, 0) != v || !WIFEXITED(st) || WEXITSTATUS(st))
-			_exit(3);
+			_exit(4);
 		(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];
 		_exit(0);
 	}
@@ -1501,6 +1664,19 @@ struct idle {
 	atomic_int phase;		/* odd: map the page; even: read it after the switch */
 	atomic_int acks, mapped, bus, readable;
 };
+
+/* Wait up to 60 s for *acks to reach n: 0, or -1 on timeout. */
+static int wait_acks(atomic_int *acks, int n)
+{
+	int64_t end = raw_ns() + 60 * NSEC_PER_SEC;
+
+	while (atomic_load(acks) < n)
+		if (raw_ns() > end)
+			return -1;
+		else
+			usleep(1000);
+	return 0;
+}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -1530,15 +1706,15 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 {
 	int64_t none[REVOKE_ROUNDS], with[REVOKE_ROUNDS];
 	struct idle *s = shared_map(sizeof(*s));
-	int i, r, ret = 0, rr, forked = 0;
-	pid_t *kids = calloc(nproc, sizeof(*kids));
+	int i, r, ret = 0, rr, rs, forked = 0;
+	pid_t *kids = calloc(nproc, sizeof(*kids)), self = getpid();
 
 	if (!kids)
 		ksft_exit_fail_msg("calloc of %d pids failed\n", nproc);
 	for (r = 0; r < REVOKE_ROUNDS; r++) {
 		rr = set_source("hpet");
-		none[r] = timed_switch(away, &ret);
-		ret = ret ? ret : rr;
+		none[r] = timed_switch(away, &rs);
+		ret = ret ? ret : rr ? rr : rs;
 	}
 	for (i = 0; i < nproc; i++, forked++) {
 		kids[i] = fork();
@@ -1546,6 +1722,7 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 			struct sigaction sa = { .sa_handler = on_sigbus };
 			int p;
 
+			die_with_parent(self);
 			sigaction(SIGBUS, &sa, NULL);
 			for (p = 1; p <= 2 * REVOKE_ROUNDS; p++) {
 				futex_wait(&s->phase, p - 1);
@@ -1569,16 +1746,25 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 		ret = ret ? ret : rr;
 		atomic_store(&s->phase, 2 * r + 1);
 		futex_wake_all(&s->phase);
-		while (atomic_load(&s->acks) < nproc * (2 * r + 1))
-			usleep(1000);
+		if (wait_acks(&s->acks, nproc * (2 * r + 1))) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 		with[r] = timed_switch(away, &rr);
 		ret = ret ? ret : rr;
 		atomic_store(&s->phase, 2 * r + 2);
 		futex_wake_all(&s->phase);
-		while (atomic_load(&s->acks) < nproc * (2 * r + 2))
-			usleep(1000);
+		if (wait_acks(&s->acks, nproc * (2 * r + 2))) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 	}
-	if (forked < nproc) {
+	if (ret == -ETIMEDOUT) {
+		ksft_print_msg("idle processes: %d of the acks expected after 60 s; killing them\n",
+			       atomic_load(&s->acks));
+		for (i = 0; i < forked; i++)
+			kill(kids[i], SIGKILL);
+	} else if (forked < nproc) {
 		atomic_store(&s->phase, 2 * REVOKE_ROUNDS);
 		futex_wake_all(&s->phase);
 	}
@@ -1586,7 +1772,7 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 		waitpid(kids[i], NULL, 0);
 	free(kids);
 	qsort(none, REVOKE_ROUNDS, sizeof(none[0]), cmp_i64);
-	if (forked == nproc) {
+	if (forked == nproc && r == REVOKE_ROUNDS) {
 		qsort(with, REVOKE_ROUNDS, sizeof(with[0]), cmp_i64);
 		ksft_print_msg("switch hpet -> %s, median of %d: %lld us with %d idle processes mapping the HPET page (min %lld, max %lld), %lld us with none (min %lld, max %lld)\n",
 			       away, REVOKE_ROUNDS, (long long)with[REVOKE_ROUNDS / 2], nproc,
@@ -1601,6 +1787,22 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 			 nproc, REVOKE_ROUNDS, away, ret ? strerror(-ret) : "ok", atomic_load(&s->mapped),
 			 atomic_load(&s->bus), atomic_load(&s->readable));
 	munmap(s, sizeof(*s));
+}
+
+/* The source the test found, put back however the test ends. */
+static char restore_src[64];
+static pid_t restore_pid;
+
+static void restore_source(void)
+{
+	int ret;
+
+	if (getpid() != restore_pid || !restore_src[0])
+		return;
+	ret = set_source(restore_src);
+	if (ret)
+		ksft_print_msg("switching back to %s: %s\n", restore_src, strerror(-ret));
+	restore_src[0] = 0;
 }
 
 static void case_hpetrevoke(int argc, char **argv)
@@ -1620,6 +1822,9 @@ static void case_hpetrevoke(int argc, char **argv)
 		ksft_exit_fail_msg("no [vvar] in /proc/self/maps\n");
 	page = start + HPET_PAGE * PAGE;
 	snprintf(away, sizeof(away), "%s", in_list(avail, "tsc") ? "tsc" : "jiffies");
+	snprintf(restore_src, sizeof(restore_src), "%s", cur);
+	restore_pid = getpid();
+	atexit(restore_source);
 
 	revoke_split(start);
 #define TO_HPET() do {							\
@@ -1629,15 +1834,12 @@ static void case_hpetrevoke(int argc, char **argv)
 	} while (0)
 	TO_HPET();
 	revoke_mremap(start, end - start, away);
-	TO_HPET();
 	revoke_fork_storm(page, away);
 	TO_HPET();
 	revoke_vfork(page, away);
 	revoke_idle(page, away, nproc);
 #undef TO_HPET
-	ret = set_source(cur);
-	if (ret)
-		ksft_print_msg("switching back to %s: %s\n", cur, strerror(-ret));
+	restore_source();
 }
 
 /* --- lib ------------------------------------------------------------------- */

@@ -42,6 +42,7 @@ while read -r name tmo cmd; do
 done </tmp/tests.this
 if [ "$selftest" = fail ]; then
 	echo "# selftest: harness-selftest-fail"
+	echo "# 1..1"
 	echo "# not ok 1 newtod.selftest=fail: a test that always fails"
 	echo "not ok $n harness-selftest-fail # exit=1"
 fi

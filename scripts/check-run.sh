@@ -2,26 +2,36 @@
 # Judge one guest run from its two logs:
 #   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
-# Usage: check-run.sh [--tap] [--kunit] [--timed-out] SERIAL RESULTS
-#   --tap    count the guest's TAP results (see guest/run-tests.sh)
-#   --kunit  count KUnit results from the console's KTAP (kunit.py parse)
+# Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."]
+#                     [--kunit-suites FILE] [--timed-out] SERIAL RESULTS
+#   --tap           count the guest's TAP results (see guest/run-tests.sh); each
+#                   program must print results, as many as its own plan says
+#   --expect-skips  the programs (tests.list names) that must skip in this boot;
+#                   a skip anywhere else fails, and so does a missing one
+#   --kunit         count KUnit results from the console's KTAP (kunit.py parse)
+#   --kunit-suites  FILE of "SUITE CASES" lines: each suite must run, pass and
+#                   have exactly that many cases
 # Prints what it found; with --tap/--kunit ends with "N passed, N failed".
 # Exit status 0 only when the run is clean and nothing failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tap=0 kunit=0 timed_out=0
+tap=0 kunit=0 timed_out=0 expect_skips='' suites=''
+usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."] [--kunit-suites FILE] [--timed-out] SERIAL RESULTS'
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--tap) tap=1 ;;
 	--kunit) kunit=1 ;;
 	--timed-out) timed_out=1 ;;
-	*) die "check-run.sh: unknown option '$1'" ;;
+	--expect-skips) expect_skips=$2; shift ;;
+	--kunit-suites) suites=$2; shift ;;
+	*) die "check-run.sh: unknown option '$1' ($usage)" ;;
 	esac
 	shift
 done
-[ $# -eq 2 ] || die "usage: check-run.sh [--tap] [--kunit] [--timed-out] SERIAL RESULTS"
+[ $# -eq 2 ] || die "$usage"
+[ -z "$suites" ] || [ -f "$suites" ] || die "check-run.sh: no KUnit suite list $suites (see guest/kunit.suites)"
 serial=$1 results=$2
 [ -f "$serial" ] || die "no serial log $serial: did QEMU start? (run with V=1 to see its output)"
 [ -f "$results" ] || : >"$results"
@@ -44,26 +54,63 @@ fi
 
 passed=0 failed=0 skipped=0
 if [ "$tap" = 1 ]; then
-	# Cases are the programs' own "# ok N"/"# not ok N" lines; a program
-	# that printed none counts as one case, judged by its exit status.
-	# A program whose exit status failed counts as a failure even when its
-	# cases passed (it crashed after them, or lost a result).
-	read -r p f s < <(tr -d '\r' <"$results" | awk '
-		/^# selftest: / { inner = 0; innerfail = 0; next }
+	# Cases are the programs' own "# ok N"/"# not ok N" lines, which must
+	# number what the program's own plan ("# 1..N") says; a program that
+	# printed no result fails, even with exit status 0. A program whose exit
+	# status failed counts as a failure even when its cases passed (it
+	# crashed after them, or lost a result). Skips, of a case or of a whole
+	# program, are allowed only in the programs named by --expect-skips,
+	# and each of those must skip.
+	tapout=$(tr -d '\r' <"$results" | awk -v expect="$expect_skips" '
+		BEGIN { n = split(expect, e, " "); for (i = 1; i <= n; i++) want[e[i]] = 1 }
+		function done_prog() {
+			if (name == "")
+				return
+			if (skipped && !(name in want)) {
+				f++; print "PROBLEM " name " skipped, and no skip is expected of it in this boot (guest/skips.list)"
+			}
+			if (skipped)
+				sawskip[name] = 1
+			name = ""
+		}
+		/^# selftest: / { done_prog(); name = $3; inner = 0; innerfail = 0; plan = -1; skipped = 0; next }
+		/^# 1\.\.[0-9]+/ {
+			if (plan == -1) { split($2, a, "\\.\\."); plan = a[2] + 0 }
+			if ($0 ~ /# SKIP/) skipped = 1
+			next
+		}
 		/^# (not )?ok [0-9]+/ {
 			inner++
-			if ($0 ~ /# SKIP/) s++
+			if ($0 ~ /# SKIP/) { s++; skipped = 1 }
 			else if ($2 == "not") { f++; innerfail++ } else p++
 			next
 		}
 		/^(not )?ok [0-9]+/ {
 			isfail = ($1 == "not")
-			if ($0 ~ /# SKIP/ && !isfail) { if (!inner) s++ }
-			else if (!inner) { if (isfail) f++; else p++ }
-			else if (isfail && !innerfail) f++
+			if ($0 ~ /# SKIP/ && !isfail) { skipped = 1; if (!inner) s++ }
+			else if (!inner) {
+				f++
+				if (!isfail) print "PROBLEM " name " printed no results of its own (exit 0 is not a pass)"
+			} else if (isfail && !innerfail) f++
+			if (inner && plan == -1) {
+				f++; print "PROBLEM " name " printed " inner " results without a plan (1..N)"
+			} else if (plan >= 0 && inner != plan && !(plan == 0 && skipped)) {
+				f++; print "PROBLEM " name " planned " plan " results and printed " inner
+			}
+			done_prog()
 			next
 		}
-		END { print p + 0, f + 0, s + 0 }')
+		END {
+			done_prog()
+			for (w in want) if (!(w in sawskip)) {
+				f++; print "PROBLEM " w " was expected to skip in this boot (guest/skips.list) and did not (or did not run)"
+			}
+			print "COUNTS", p + 0, f + 0, s + 0
+		}')
+	while IFS= read -r l; do
+		case "$l" in PROBLEM\ *) problems+=("${l#PROBLEM }") ;; esac
+	done <<<"$tapout"
+	read -r _ p f s < <(printf '%s\n' "$tapout" | grep '^COUNTS ')
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	# The plan "1..N" against the programs that reported: a runner that
 	# stopped early must not pass.
@@ -94,6 +141,37 @@ if [ "$kunit" = 1 ]; then
 		ks=$(printf '%s' "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
 		echo "  kunit: ${summary}"
 		passed=$((passed + kp)) failed=$((failed + ${kf:-0})) skipped=$((skipped + ks))
+	fi
+	# Pinned suites: each ran, passed, and has its pinned number of cases
+	# (a dropped suite or case would otherwise go unnoticed).
+	if [ -n "$suites" ]; then
+		while IFS= read -r l; do
+			problems+=("$l")
+		done < <(tr -d '\r' <"$serial" | awk -v list="$suites" '
+			BEGIN {
+				while ((getline line < list) > 0) {
+					if (line ~ /^[ \t]*(#|$)/)
+						continue
+					split(line, w, " ")
+					want[w[1]] = w[2] + 0
+				}
+			}
+			/^    # Subtest: / { suite = $3; plan[suite] = -1; cases[suite] = 0; next }
+			/^    1\.\.[0-9]+/ { if (suite != "") { split($1, a, "\\.\\."); plan[suite] = a[2] + 0 } next }
+			/^    (not )?ok [0-9]+ / { if (suite != "") cases[suite]++; next }
+			/^(not )?ok [0-9]+ / { if (suite != "") result[suite] = $1; suite = ""; next }
+			END {
+				for (s in want) {
+					if (!(s in plan)) {
+						print "KUnit suite " s " did not run (pinned in guest/kunit.suites)"
+						continue
+					}
+					if (plan[s] != want[s] || cases[s] != want[s])
+						print "KUnit suite " s ": plan " plan[s] ", " cases[s] " case results, guest/kunit.suites pins " want[s]
+					if (result[s] != "ok")
+						print "KUnit suite " s " did not pass (" (s in result ? "not ok" : "no result line") ")"
+				}
+			}')
 	fi
 fi
 

@@ -34,7 +34,9 @@ TAP_PASS='TAP version 13
 # ok 2 second
 ok 1 one # 0.1s
 # selftest: two
-# no TAP of its own
+# TAP version 13
+# 1..1
+# ok 1 only
 ok 2 two # 0.1s'
 
 # case NAME EXPECT_RC EXPECT_LINE SERIAL RESULTS [OPTS...]
@@ -57,16 +59,48 @@ case_() {
 
 DONE0='@@NEWTOD-DONE rc=0'
 echo "TAP version 13"
+printf 'demo 2\n' >"$tmp/suites-ok"
+printf '# comment\ndemo 3\n' >"$tmp/suites-3"
+printf 'demo 2\nother 1\n' >"$tmp/suites-other"
 case_ "clean run passes and counts cases + KUnit" 0 "5 passed, 0 failed" \
 	$'boot\n'"$KTAP_PASS" "$TAP_PASS"$'\n'"$DONE0" --tap --kunit
 case_ "marker is found behind SeaBIOS escape codes" 0 "3 passed, 0 failed" \
 	"x" "$TAP_PASS"$'\n'$'\e[2J\e[01;01H'"$DONE0"$'\r' --tap
 case_ "a failing case fails the run" 1 "2 passed, 1 failed" \
 	"x" "${TAP_PASS/\# ok 2 second/\# not ok 2 second}"$'\n'"$DONE0" --tap
-case_ "a program failing without 'not ok' fails" 1 "2 passed, 1 failed" \
+case_ "a program failing without 'not ok' fails" 1 "3 passed, 1 failed" \
 	"x" "${TAP_PASS/ok 2 two \# 0.1s/not ok 2 two \# exit=139}"$'\n'"$DONE0" --tap
-case_ "a skipped case is not a pass" 0 "2 passed, 0 failed, 1 skipped" \
+case_ "an expected skipped case is a skip, not a pass" 0 "2 passed, 0 failed, 1 skipped" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one
+case_ "a skipped case not in the expected skips fails" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap
+case_ "a whole program that skips (exit 4) unexpectedly fails" 1 "" \
+	"x" "${TAP_PASS/\# 1..1
+\# ok 1 only
+ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap
+case_ "an expected whole-program skip is a skip" 0 "2 passed, 0 failed, 1 skipped" \
+	"x" "${TAP_PASS/\# 1..1
+\# ok 1 only
+ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two
+case_ "an expected skip that did not happen fails" 1 "" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --expect-skips two
+case_ "a program that planned 16 and printed 2 fails" 1 "" \
+	"x" "${TAP_PASS/\# 1..2/\# 1..16}"$'\n'"$DONE0" --tap
+case_ "a program that printed nothing and exited 0 fails" 1 "" \
+	"x" "${TAP_PASS/\# TAP version 13
+\# 1..1
+\# ok 1 only/\# nothing}"$'\n'"$DONE0" --tap
+case_ "results without a plan fail" 1 "" \
+	"x" "${TAP_PASS/\# 1..1
+/}"$'\n'"$DONE0" --tap
+case_ "pinned KUnit suite with its case count passes" 0 "2 passed, 0 failed" \
+	"$KTAP_PASS" "$DONE0" --kunit --kunit-suites "$tmp/suites-ok"
+case_ "a pinned KUnit suite with a case missing fails" 1 "" \
+	"$KTAP_PASS" "$DONE0" --kunit --kunit-suites "$tmp/suites-3"
+case_ "a pinned KUnit suite that did not run fails" 1 "" \
+	"$KTAP_PASS" "$DONE0" --kunit --kunit-suites "$tmp/suites-other"
 case_ "kernel panic fails" 1 "" \
 	"Kernel panic - not syncing: Attempted to kill init!" "$TAP_PASS"$'\n'"$DONE0" --tap
 case_ "WARNING: in the console fails" 1 "" \
@@ -83,6 +117,29 @@ case_ "missing KUnit output fails" 1 "" "no ktap here" "$DONE0" --kunit
 case_ "no TAP at all fails" 1 "" "x" "$DONE0" --tap
 case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
 	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
+
+# The lists: a tests.list line whose boot is not in boots.list never runs.
+lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS
+	local rc=0
+	printf '%s\n' "$3" >"$tmp/tests.list"
+	printf '%s\n' "$4" >"$tmp/boots.list"
+	printf '%s\n' "$5" >"$tmp/skips.list"
+	"$TOP/scripts/check-lists.sh" "$tmp/tests.list" "$tmp/boots.list" "$tmp/skips.list" >"$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" = "$2" ] || { [ "$2" != 0 ] && [ "$rc" != 0 ]; }; then
+		ok "$1"
+	else
+		notok "$1: exit $rc, expected $2"
+		sed 's/^/# /' "$tmp/out"
+	fi
+}
+lists_ "the repository's test lists agree" 0 "$(cat "$TOP/guest/tests.list")" \
+	"$(cat "$TOP/guest/boots.list")" "$(cat "$TOP/guest/skips.list")"
+lists_ "a tests.list boot tag missing from boots.list fails" 1 \
+	"default a 10 ./a"$'\n'"typo b 10 ./b" "default" ""
+lists_ "an expected skip of a test the boot does not run fails" 1 \
+	"default a 10 ./a" "default" "default b why"
+lists_ "a test named twice in one boot fails" 1 \
+	"default a 10 ./a"$'\n'"default a 10 ./a x" "default" ""
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then

@@ -2,6 +2,7 @@
 # Boot the guest kernel in QEMU (TCG) and run one job in it.
 # Usage: qemu.sh --job test|bench|run|shell [--cmd CMD] [--extra DIR]
 #                [--timeout SECS] [--name NAME] [--tap] [--kunit]
+#                [--expect-skips "NAME..."] [--kunit-suites FILE]
 # Environment: APPEND (more kernel parameters), QEMU_OPTS (more QEMU
 # options), V=1 (show the console while it runs).
 # Logs: $RESULTS/NAME-serial.log (console), $RESULTS/NAME-results.txt (job).
@@ -18,6 +19,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--name) name=$2; shift ;;
 	--tap | --kunit) checks+=("$1") ;;
+	--expect-skips | --kunit-suites) checks+=("$1" "$2"); shift ;;
 	*) die "qemu.sh: unknown argument '$1' (see the comment at the top of scripts/qemu.sh)" ;;
 	esac
 	shift

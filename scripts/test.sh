@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 'make test' in the guest: one boot per line of guest/boots.list, each
-# running its tests from guest/tests.list; KUnit is counted from the first
-# boot's log. Ends with the total "N passed, N failed[, N skipped]" and a
+# running its tests from guest/tests.list, with the skips guest/skips.list
+# expects of it; KUnit is counted from the first boot's log, and the suites
+# of guest/kunit.suites pinned. Ends with the total "N passed, N failed[, N skipped]" and a
 # non-zero status if any boot failed.
 # Usage: test.sh [TIMEOUT_PER_BOOT]   (ONLY=NAME runs one boot)
 set -euo pipefail
@@ -9,14 +10,17 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tmo=${1:-900}
+"$TOP/scripts/check-lists.sh"
 passed=0 failed=0 skipped=0 bad=() first=1
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac
 	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then
 		continue
 	fi
-	opts=(--tap)
-	[ "$first" = 1 ] && opts+=(--kunit)
+	# the skips this boot must show (guest/skips.list), and no others
+	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
+	opts=(--tap --expect-skips "$skips")
+	[ "$first" = 1 ] && opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
 	first=0
 	echo "== boot $name${params:+ ($params)}"
 	rc=0

@@ -30,8 +30,10 @@
  * with their TAI offsets as found. Every clock step of the sequence is
  * undone. Run it only in the guest: it steps and slews CLOCK_REALTIME.
  *
- * "--selfcheck" corrupts one field of the tod reply of the first case, to
- * show that a difference fails the test; "--list" prints the cases only.
+ * "--selfcheck" runs the whole sequence again in a child with one field of
+ * the first case's tod reply corrupted ("--corrupt-first"), and passes when
+ * that run fails exactly that case: a difference is caught, and only where
+ * there is one. "--list" prints the cases only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1064,6 +1066,54 @@ static void *map_pages(void)
 	return m;
 }
 
+/* --selfcheck: see the comment at the top. */
+static void run_selfcheck(void)
+{
+	int fd[2], st, first = 0, bad = 0, good = 0;
+	char line[512];
+	FILE *f;
+	pid_t pid;
+
+	ksft_print_header();
+	ksft_set_plan(3);
+	if (pipe(fd))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		dup2(fd[1], STDERR_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execl("/proc/self/exe", "tod_adjtimex", "--corrupt-first", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	f = fdopen(fd[0], "r");
+	if (!f)
+		ksft_exit_fail_msg("fdopen: %s\n", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "not ok ", 7)) {
+			first |= !strncmp(line, "not ok 1 ", 9);
+			bad++;
+			ksft_print_msg("corrupted run: %s", line);
+		} else if (!strncmp(line, "ok ", 3)) {
+			good++;
+		}
+	}
+	fclose(f);
+	if (waitpid(pid, &st, 0) != pid)
+		ksft_exit_fail_msg("waitpid: %s\n", strerror(errno));
+	ksft_test_result(first, "the corrupted tod reply of case 1 fails case 1\n");
+	ksft_test_result(bad == first && good > 0, "and only it: %d other cases pass, %d fail\n",
+			 good, bad - first);
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+			 "the corrupted run exits 1 (%s %d)\n", WIFEXITED(st) ? "exit" : "signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	ksft_finished();
+}
+
 int main(int argc, char **argv)
 {
 	struct timex tai[2] = { { .modes = 0 }, { .modes = 0 } };
@@ -1071,7 +1121,9 @@ int main(int argc, char **argv)
 	char *m;
 	int i;
 
-	selfcheck = argc > 1 && !strcmp(argv[1], "--selfcheck");
+	if (argc > 1 && !strcmp(argv[1], "--selfcheck"))
+		run_selfcheck();
+	selfcheck = argc > 1 && !strcmp(argv[1], "--corrupt-first");
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		gen_all();
 		for (i = 0; i < ncases; i++)

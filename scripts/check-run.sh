@@ -132,46 +132,75 @@ if [ "$kunit" = 1 ]; then
 	if ! grep -aq 'KTAP version' "$serial"; then
 		problems+=("no KUnit KTAP in the console log (CONFIG_KUNIT tests did not run?)")
 	else
+		# kunit.py shows the results; the counting is ours, line by line,
+		# so that a console message printed in the middle of a suite (a
+		# clocksource switch) cannot turn into a parse error or a pass.
 		kout=$(tr -d '\r' <"$serial" | python3 "$kpy" parse 2>&1 || true)
 		printf '%s\n' "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]' | sed 's/^/  kunit: /' || true
-		summary=$(printf '%s\n' "$kout" | grep -E 'Testing complete\.' | tail -1 || true)
-		[ -n "$summary" ] || problems+=("kunit.py could not parse the KTAP: $(printf '%s\n' "$kout" | tail -3)")
-		kp=$(printf '%s' "$summary" | grep -oE 'passed: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-		kf=$(printf '%s' "$summary" | { grep -oE '(failed|crashed|errors): [0-9]+' || true; } | awk '{ s += $2 } END { print s + 0 }')
-		ks=$(printf '%s' "$summary" | grep -oE 'skipped: [0-9]+' | grep -oE '[0-9]+' || echo 0)
-		echo "  kunit: ${summary}"
-		passed=$((passed + kp)) failed=$((failed + ${kf:-0})) skipped=$((skipped + ks))
-	fi
-	# Pinned suites: each ran, passed, and has its pinned number of cases
-	# (a dropped suite or case would otherwise go unnoticed).
-	if [ -n "$suites" ]; then
-		while IFS= read -r l; do
-			problems+=("$l")
-		done < <(tr -d '\r' <"$serial" | awk -v list="$suites" '
+		kres=$(tr -d '\r' <"$serial" | awk -v list="$suites" '
 			BEGIN {
-				while ((getline line < list) > 0) {
+				while (list != "" && (getline line < list) > 0) {
 					if (line ~ /^[ \t]*(#|$)/)
 						continue
 					split(line, w, " ")
 					want[w[1]] = w[2] + 0
 				}
+				top = -1
 			}
+			/^KTAP version / { inktap = 1; next }
+			inktap && top == -1 && /^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); top = a[2] + 0; next }
 			/^    # Subtest: / { suite = $3; plan[suite] = -1; cases[suite] = 0; next }
 			/^    1\.\.[0-9]+/ { if (suite != "") { split($1, a, "\\.\\."); plan[suite] = a[2] + 0 } next }
-			/^    (not )?ok [0-9]+ / { if (suite != "") cases[suite]++; next }
-			/^(not )?ok [0-9]+ / { if (suite != "") result[suite] = $1; suite = ""; next }
+			/^    (not )?ok [0-9]+ / {
+				if (suite == "")
+					next
+				cases[suite]++
+				if ($0 ~ /# SKIP/) s++
+				else if ($1 == "not") { f++; print "INFO   kunit: FAILED " suite ": " substr($0, 5) }
+				else p++
+				next
+			}
+			/^(not )?ok [0-9]+ / {
+				if (suite != "") { result[suite] = $1; nsuites++ }
+				suite = ""
+				next
+			}
 			END {
-				for (s in want) {
-					if (!(s in plan)) {
-						print "KUnit suite " s " did not run (pinned in guest/kunit.suites)"
+				for (x in plan) {
+					if (plan[x] >= 0 && cases[x] != plan[x]) {
+						f++; print "PROBLEM KUnit suite " x " planned " plan[x] " cases and reported " cases[x] " (crashed?)"
+					}
+					if (!(x in result)) {
+						f++; print "PROBLEM KUnit suite " x " has no result line (crashed?)"
+					}
+				}
+				if (top >= 0 && nsuites != top) {
+					f++; print "PROBLEM KUnit ran " nsuites + 0 " of the " top " suites it planned"
+				}
+				for (x in want) {
+					if (!(x in plan)) {
+						f++; print "PROBLEM KUnit suite " x " did not run (pinned in guest/kunit.suites)"
 						continue
 					}
-					if (plan[s] != want[s] || cases[s] != want[s])
-						print "KUnit suite " s ": plan " plan[s] ", " cases[s] " case results, guest/kunit.suites pins " want[s]
-					if (result[s] != "ok")
-						print "KUnit suite " s " did not pass (" (s in result ? "not ok" : "no result line") ")"
+					if (plan[x] != want[x] || cases[x] != want[x]) {
+						f++; print "PROBLEM KUnit suite " x ": plan " plan[x] ", " cases[x] " case results, guest/kunit.suites pins " want[x]
+					}
+					if (result[x] != "ok") {
+						f++; print "PROBLEM KUnit suite " x " did not pass"
+					}
 				}
+				print "COUNTS", p + 0, f + 0, s + 0
 			}')
+		while IFS= read -r l; do
+			case "$l" in
+			PROBLEM\ *) problems+=("${l#PROBLEM }") ;;
+			INFO\ *) echo "${l#INFO }" ;;
+			esac
+		done <<<"$kres"
+		read -r _ kp kf ks < <(printf '%s\n' "$kres" | grep '^COUNTS ')
+		[ $((kp + kf + ks)) -gt 0 ] || problems+=("no KUnit case results in the console log")
+		echo "  kunit: $kp passed, $kf failed, $ks skipped"
+		passed=$((passed + kp)) failed=$((failed + kf)) skipped=$((skipped + ks))
 	fi
 fi
 

@@ -101,6 +101,12 @@ case_ "a pinned KUnit suite with a case missing fails" 1 "" \
 	"$KTAP_PASS" "$DONE0" --kunit --kunit-suites "$tmp/suites-3"
 case_ "a pinned KUnit suite that did not run fails" 1 "" \
 	"$KTAP_PASS" "$DONE0" --kunit --kunit-suites "$tmp/suites-other"
+case_ "a console line inside a KUnit suite does not break the count" 0 "2 passed, 0 failed" \
+	"${KTAP_PASS/    1..2/    1..2
+clocksource: Switched to clocksource tsc}" "$DONE0" --kunit --kunit-suites "$tmp/suites-ok"
+case_ "a KUnit suite that stopped after one of two cases fails" 1 "" \
+	"${KTAP_PASS/    ok 2 b
+/}" "$DONE0" --kunit
 case_ "kernel panic fails" 1 "" \
 	"Kernel panic - not syncing: Attempted to kill init!" "$TAP_PASS"$'\n'"$DONE0" --tap
 case_ "WARNING: in the console fails" 1 "" \

@@ -3,8 +3,9 @@
 # line is silently never run:
 #   - every boot tag of tests.list names a boot of boots.list;
 #   - boot names are unique, and test names unique within a boot;
-#   - every skips.list line names a boot and a test of that boot.
-# Usage: check-lists.sh [TESTS_LIST BOOTS_LIST SKIPS_LIST]
+#   - every skips.list line names a boot and a test of that boot;
+#   - tests.list lines have a numeric timeout, kunit.suites lines a count.
+# Usage: check-lists.sh [TESTS_LIST BOOTS_LIST SKIPS_LIST KUNIT_SUITES]
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,29 +13,39 @@ set -euo pipefail
 tests=${1:-$TOP/guest/tests.list}
 boots=${2:-$TOP/guest/boots.list}
 skips=${3:-$TOP/guest/skips.list}
-for f in "$tests" "$boots" "$skips"; do
+suites=${4:-$TOP/guest/kunit.suites}
+for f in "$tests" "$boots" "$skips" "$suites"; do
 	[ -f "$f" ] || die "check-lists.sh: no $f"
 done
 
-errs=$(awk '
-	FNR == 1 { file++ }
+errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" '
 	/^[ \t]*(#|$)/ { next }
-	file == 1 {
+	FILENAME == B {
 		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
 		boot[$1] = 1
 		next
 	}
-	file == 2 {
-		if (!($1 in boot)) print FILENAME ":" FNR ": boot tag " $1 " is not in " ARGV[1] ": this line would never run"
+	FILENAME == T {
+		if (NF < 4 || $3 !~ /^[0-9]+$/) {
+			print FILENAME ":" FNR ": want BOOT NAME TIMEOUT COMMAND [ARGS...], TIMEOUT in seconds"
+			next
+		}
+		if (!($1 in boot)) print FILENAME ":" FNR ": boot tag " $1 " is not in " B ": this line would never run"
 		if (($1 SUBSEP $2) in test) print FILENAME ":" FNR ": test " $2 " appears twice in boot " $1
 		test[$1, $2] = 1
 		next
 	}
-	file == 3 {
-		if (!($1 in boot)) print FILENAME ":" FNR ": boot " $1 " is not in " ARGV[1]
-		else if (!(($1 SUBSEP $2) in test)) print FILENAME ":" FNR ": boot " $1 " runs no test " $2 " (see " ARGV[2] ")"
-	}' "$boots" "$tests" "$skips")
+	FILENAME == S {
+		if (!($1 in boot)) print FILENAME ":" FNR ": boot " $1 " is not in " B
+		else if (!(($1 SUBSEP $2) in test)) print FILENAME ":" FNR ": boot " $1 " runs no test " $2 " (see " T ")"
+		next
+	}
+	FILENAME == K {
+		if (NF != 2 || $2 !~ /^[0-9]+$/ || $2 == 0) print FILENAME ":" FNR ": want SUITE CASES, CASES a positive number"
+		else if ($1 in suite) print FILENAME ":" FNR ": suite " $1 " pinned twice"
+		suite[$1] = 1
+	}' "$boots" "$tests" "$skips" "$suites" | sed 's/^/ERROR: /')
 if [ -n "$errs" ]; then
-	printf 'ERROR: %s\n' "$errs" >&2
+	printf '%s\n' "$errs" >&2
 	die "the test lists disagree: fix the lines above"
 fi

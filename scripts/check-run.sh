@@ -45,7 +45,10 @@ while IFS= read -r l; do
 	problems+=("kernel: $l")
 done < <(tr -d '\r' <"$serial" | grep -aE 'Kernel panic|WARNING:|BUG:|Oops|detected stalls|blocked for more than' | head -5 || true)
 
-marker=$(tr -d '\r' <"$results" | grep -aoE '@@NEWTOD-DONE rc=[0-9]+' | tail -1 || true)
+# The marker starts its line once terminal escape codes (SeaBIOS) are gone,
+# so that a program printing it cannot end the job early.
+marker=$(tr -d '\r' <"$results" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' |
+	grep -aoE '^@@NEWTOD-DONE rc=[0-9]+' | tail -1 || true)
 if [ -z "$marker" ]; then
 	problems+=("no @@NEWTOD-DONE marker: the guest job did not complete")
 elif [ "${marker#*rc=}" != 0 ]; then
@@ -62,55 +65,78 @@ if [ "$tap" = 1 ]; then
 	# program, are allowed only in the programs named by --expect-skips,
 	# and each of those must skip.
 	tapout=$(tr -d '\r' <"$results" | awk -v expect="$expect_skips" '
-		BEGIN { n = split(expect, e, " "); for (i = 1; i <= n; i++) want[e[i]] = 1 }
+		BEGIN { n = split(expect, e, " "); for (i = 1; i <= n; i++) want[e[i]] = 1; runplan = -1 }
+		function problem(msg) { f++; print "PROBLEM " msg }
+		function reset() { name = ""; inner = 0; innerfail = 0; plan = -1; skipped = 0; wholeskip = 0 }
 		function done_prog() {
-			if (name == "")
-				return
-			if (skipped && !(name in want)) {
-				f++; print "PROBLEM " name " skipped, and no skip is expected of it in this boot (guest/skips.list)"
-			}
+			if (skipped && !(name in want))
+				problem(name " skipped, and no skip is expected of it in this boot (guest/skips.list)")
 			if (skipped)
 				sawskip[name] = 1
-			name = ""
+			reset()
 		}
-		/^# selftest: / { done_prog(); name = $3; inner = 0; innerfail = 0; plan = -1; skipped = 0; next }
-		/^# 1\.\.[0-9]+/ {
-			if (plan == -1) { split($2, a, "\\.\\."); plan = a[2] + 0 }
-			if ($0 ~ /# SKIP/) skipped = 1
+		/^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); runplan = a[2] + 0; next }
+		/^# selftest: / {
+			if (name != "")
+				problem(name " has no result line of the runner (the runner stopped?)")
+			reset(); name = $3; next
+		}
+		name != "" && /^# 1\.\.[0-9]+/ {
+			if (plan != -1) { problem(name " printed a second plan: " substr($0, 3)); next }
+			split($2, a, "\\.\\."); plan = a[2] + 0
+			if (plan == 0 && / # SKIP( |$)/) { skipped = 1; wholeskip = 1 }
 			next
 		}
-		/^# (not )?ok [0-9]+/ {
+		name != "" && /^# (not )?ok [0-9]+( |$)/ {
+			num = ($2 == "not") ? $4 : $3
 			inner++
-			if ($0 ~ /# SKIP/) { s++; skipped = 1 }
-			else if ($2 == "not") { f++; innerfail++ } else p++
+			if (num != inner)
+				problem(name " numbered result " inner " as " num)
+			if ($2 == "not") { f++; innerfail++ }
+			else if (/ # SKIP( |$)/) { s++; skipped = 1 }
+			else p++
 			next
 		}
-		/^(not )?ok [0-9]+/ {
+		/^(not )?ok [0-9]+( |$)/ {
 			isfail = ($1 == "not")
-			if ($0 ~ /# SKIP/ && !isfail) { skipped = 1; if (!inner) s++ }
-			else if (!inner) {
+			prog = isfail ? $4 : $3
+			if (name == "") {
+				problem("runner result \"" $0 "\" without a \"# selftest:\" line before it")
+				next
+			}
+			if (prog != name)
+				problem("runner result for " prog " after \"# selftest: " name "\"")
+			if (/# TIMEOUT/)
+				problem(name " " substr($0, index($0, "# TIMEOUT") + 2) " (killed: see its output above)")
+			if (!isfail && / # SKIP( |$)/) {
+				skipped = 1
+				if (!inner) s++
+			} else if (!inner) {
 				f++
 				if (!isfail) print "PROBLEM " name " printed no results of its own (exit 0 is not a pass)"
 			} else if (isfail && !innerfail) f++
-			if (inner && plan == -1) {
-				f++; print "PROBLEM " name " printed " inner " results without a plan (1..N)"
-			} else if (plan >= 0 && inner != plan && !(plan == 0 && skipped)) {
-				f++; print "PROBLEM " name " planned " plan " results and printed " inner
-			}
+			if (inner && plan == -1)
+				problem(name " printed " inner " results without a plan (1..N)")
+			else if (plan >= 0 && inner != plan && !wholeskip)
+				problem(name " planned " plan " results and printed " inner)
 			done_prog()
 			next
 		}
 		END {
-			done_prog()
-			for (w in want) if (!(w in sawskip)) {
-				f++; print "PROBLEM " w " was expected to skip in this boot (guest/skips.list) and did not (or did not run)"
-			}
+			if (name != "")
+				problem(name " has no result line of the runner (the runner stopped?)")
+			if (runplan == -1)
+				problem("the runner printed no plan (1..N): is guest/run-tests.sh the runner?")
+			for (w in want) if (!(w in sawskip))
+				problem(w " was expected to skip in this boot (guest/skips.list) and did not (or did not run)")
 			print "COUNTS", p + 0, f + 0, s + 0
 		}')
 	while IFS= read -r l; do
 		case "$l" in PROBLEM\ *) problems+=("${l#PROBLEM }") ;; esac
 	done <<<"$tapout"
-	read -r _ p f s < <(printf '%s\n' "$tapout" | grep '^COUNTS ')
+	counts=$(printf '%s\n' "$tapout" | grep '^COUNTS ' || true)
+	[ -n "$counts" ] || die "check-run.sh: internal error: the TAP count printed no COUNTS line"
+	read -r _ p f s <<<"$counts"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	# The plan "1..N" against the programs that reported: a runner that
 	# stopped early must not pass.
@@ -119,14 +145,15 @@ if [ "$tap" = 1 ]; then
 		/^(not )?ok [0-9]+/ { ran++ }
 		END { print (plan == "" ? -1 : plan), ran + 0 }')
 	if [ "$plan" != -1 ] && [ "$plan" != "$ran" ]; then
-		problems+=("the guest ran $ran of the $plan planned test programs")
+		problems+=("the guest ran $ran of the $plan planned test programs (or its last line lacks a newline)")
 		failed=$((failed + plan - ran))
 	fi
 	tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+|^# not ok' | sed 's/^/  /' || true
-	[ $((p + f)) -gt 0 ] || problems+=("no TAP results from the guest")
+	[ $((p + f + s)) -gt 0 ] || problems+=("no TAP results from the guest")
 fi
 
 if [ "$kunit" = 1 ]; then
+	need_cmd python3
 	kpy=$KSRC/tools/testing/kunit/kunit.py
 	[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
 	if ! grep -aq 'KTAP version' "$serial"; then
@@ -148,20 +175,29 @@ if [ "$kunit" = 1 ]; then
 				top = -1
 			}
 			/^KTAP version / { inktap = 1; next }
-			inktap && top == -1 && /^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); top = a[2] + 0; next }
+			inktap && /^1\.\.[0-9]+$/ {
+				split($0, a, "\\.\\.")
+				top = (top == -1 ? 0 : top) + a[2]
+				inktap = 0
+				next
+			}
 			/^    # Subtest: / { suite = $3; plan[suite] = -1; cases[suite] = 0; next }
 			/^    1\.\.[0-9]+/ { if (suite != "") { split($1, a, "\\.\\."); plan[suite] = a[2] + 0 } next }
-			/^    (not )?ok [0-9]+ / {
+			/^    (not )?ok [0-9]+( |$)/ {
 				if (suite == "")
 					next
 				cases[suite]++
-				if ($0 ~ /# SKIP/) s++
+				if ($1 == "ok" && / # SKIP( |$)/) { s++; skips[suite]++ }
 				else if ($1 == "not") { f++; print "INFO   kunit: FAILED " suite ": " substr($0, 5) }
 				else p++
 				next
 			}
-			/^(not )?ok [0-9]+ / {
-				if (suite != "") { result[suite] = $1; nsuites++ }
+			/^(not )?ok [0-9]+( |$)/ {
+				if (suite != "") {
+					result[suite] = $1
+					if ($1 == "ok" && / # SKIP( |$)/) suiteskip[suite] = 1
+					nsuites++
+				}
 				suite = ""
 				next
 			}
@@ -174,7 +210,9 @@ if [ "$kunit" = 1 ]; then
 						f++; print "PROBLEM KUnit suite " x " has no result line (crashed?)"
 					}
 				}
-				if (top >= 0 && nsuites != top) {
+				if (top == -1) {
+					f++; print "PROBLEM KUnit printed no top-level plan (1..N)"
+				} else if (nsuites != top) {
 					f++; print "PROBLEM KUnit ran " nsuites + 0 " of the " top " suites it planned"
 				}
 				for (x in want) {
@@ -183,10 +221,10 @@ if [ "$kunit" = 1 ]; then
 						continue
 					}
 					if (plan[x] != want[x] || cases[x] != want[x]) {
-						f++; print "PROBLEM KUnit suite " x ": plan " plan[x] ", " cases[x] " case results, guest/kunit.suites pins " want[x]
+						f++; print "PROBLEM KUnit suite " x ": plan " plan[x] ", " cases[x] " case results, guest/kunit.suites pins " want[x] " (update guest/kunit.suites if the suite changed on purpose)"
 					}
-					if (result[x] != "ok") {
-						f++; print "PROBLEM KUnit suite " x " did not pass"
+					if (result[x] != "ok" || suiteskip[x] || skips[x]) {
+						f++; print "PROBLEM KUnit suite " x " did not pass (" (result[x] != "ok" ? "not ok" : "skipped") "): a pinned suite must run every case"
 					}
 				}
 				print "COUNTS", p + 0, f + 0, s + 0
@@ -197,7 +235,9 @@ if [ "$kunit" = 1 ]; then
 			INFO\ *) echo "${l#INFO }" ;;
 			esac
 		done <<<"$kres"
-		read -r _ kp kf ks < <(printf '%s\n' "$kres" | grep '^COUNTS ')
+		counts=$(printf '%s\n' "$kres" | grep '^COUNTS ' || true)
+		[ -n "$counts" ] || die "check-run.sh: internal error: the KUnit count printed no COUNTS line"
+		read -r _ kp kf ks <<<"$counts"
 		[ $((kp + kf + ks)) -gt 0 ] || problems+=("no KUnit case results in the console log")
 		echo "  kunit: $kp passed, $kf failed, $ks skipped"
 		passed=$((passed + kp)) failed=$((failed + kf)) skipped=$((skipped + ks))

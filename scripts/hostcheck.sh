@@ -107,6 +107,25 @@ clocksource: Switched to clocksource tsc}" "$DONE0" --kunit --kunit-suites "$tmp
 case_ "a KUnit suite that stopped after one of two cases fails" 1 "" \
 	"${KTAP_PASS/    ok 2 b
 /}" "$DONE0" --kunit
+case_ "a pinned KUnit suite whose cases all skip fails" 1 "" \
+	"${KTAP_PASS//ok [12] [ab]/ok 1 x # SKIP no}" "$DONE0" --kunit --kunit-suites "$tmp/suites-ok"
+case_ "KUnit output without its top-level plan fails" 1 "" \
+	"${KTAP_PASS/$'\n'1..1$'\n'/$'\n'}" "$DONE0" --kunit
+case_ "a runner result without its '# selftest:' line fails" 1 "" \
+	"x" "${TAP_PASS/\# selftest: two
+/}"$'\n'"$DONE0" --tap
+case_ "results numbered 1, 1 against a plan of 2 fail" 1 "" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 1 second}"$'\n'"$DONE0" --tap
+case_ "a 'not ok ... # SKIP' is a failure, not a skip" 1 "2 passed, 1 failed" \
+	"x" "${TAP_PASS/\# ok 2 second/\# not ok 2 second \# SKIP why}"$'\n'"$DONE0" --tap
+case_ "a second plan (a stray '1..0 # SKIP') in a program's output fails" 1 "" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second
+\# 1..0 \# SKIP stray}"$'\n'"$DONE0" --tap --expect-skips one
+case_ "a runner without its plan fails" 1 "" \
+	"x" "${TAP_PASS/1..2
+/}"$'\n'"$DONE0" --tap
+case_ "the end marker printed inside a program's output does not count" 1 "" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second @@NEWTOD-DONE rc=0}" --tap
 case_ "kernel panic fails" 1 "" \
 	"Kernel panic - not syncing: Attempted to kill init!" "$TAP_PASS"$'\n'"$DONE0" --tap
 case_ "WARNING: in the console fails" 1 "" \
@@ -125,12 +144,14 @@ case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
 	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
 
 # The lists: a tests.list line whose boot is not in boots.list never runs.
-lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS
+lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES]
 	local rc=0
-	printf '%s\n' "$3" >"$tmp/tests.list"
-	printf '%s\n' "$4" >"$tmp/boots.list"
-	printf '%s\n' "$5" >"$tmp/skips.list"
-	"$TOP/scripts/check-lists.sh" "$tmp/tests.list" "$tmp/boots.list" "$tmp/skips.list" >"$tmp/out" 2>&1 || rc=$?
+	printf '%s' "$3" >"$tmp/tests.list"
+	printf '%s' "$4" >"$tmp/boots.list"
+	printf '%s' "$5" >"$tmp/skips.list"
+	printf '%s\n' "${6:-demo 2}" >"$tmp/kunit.suites"
+	"$TOP/scripts/check-lists.sh" "$tmp/tests.list" "$tmp/boots.list" "$tmp/skips.list" \
+		"$tmp/kunit.suites" >"$tmp/out" 2>&1 || rc=$?
 	if [ "$rc" = "$2" ] || { [ "$2" != 0 ] && [ "$rc" != 0 ]; }; then
 		ok "$1"
 	else
@@ -139,7 +160,11 @@ lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS
 	fi
 }
 lists_ "the repository's test lists agree" 0 "$(cat "$TOP/guest/tests.list")" \
-	"$(cat "$TOP/guest/boots.list")" "$(cat "$TOP/guest/skips.list")"
+	"$(cat "$TOP/guest/boots.list")" "$(cat "$TOP/guest/skips.list")" "$(cat "$TOP/guest/kunit.suites")"
+lists_ "an empty boots.list with a test line fails" 1 "default a 10 ./a" "" ""
+lists_ "an empty tests.list with an expected skip fails" 1 "" "default" "default a why"
+lists_ "a tests.list line without a numeric timeout fails" 1 "default a ./a" "default" ""
+lists_ "a kunit.suites line without a count fails" 1 "default a 10 ./a" "default" "" "demo"
 lists_ "a tests.list boot tag missing from boots.list fails" 1 \
 	"default a 10 ./a"$'\n'"typo b 10 ./b" "default" ""
 lists_ "an expected skip of a test the boot does not run fails" 1 \

@@ -19,7 +19,11 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--name) name=$2; shift ;;
 	--tap | --kunit) checks+=("$1") ;;
-	--expect-skips | --kunit-suites) checks+=("$1" "$2"); shift ;;
+	--expect-skips | --kunit-suites)
+		[ $# -ge 2 ] || die "qemu.sh: $1 needs a value (see the comment at the top of scripts/qemu.sh)"
+		checks+=("$1" "$2")
+		shift
+		;;
 	*) die "qemu.sh: unknown argument '$1' (see the comment at the top of scripts/qemu.sh)" ;;
 	esac
 	shift

@@ -34,7 +34,11 @@ while read -r name params; do
 	[ "$rc" = 0 ] || bad+=("$name")
 done <"$TOP/guest/boots.list"
 
-[ ${#bad[@]} -eq 0 ] || printf 'FAILED boots: %s (logs: build/results/test-NAME-serial.log)\n' "${bad[*]}" >&2
+if [ "$first" = 1 ]; then
+	bad+=("${ONLY:-(none)}")
+	echo "ERROR: no boot ran: ONLY='${ONLY:-}' names none of $(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")(guest/boots.list)" >&2
+fi
+[ ${#bad[@]} -eq 0 ] || printf 'FAILED boots: %s (logs: build/results/test-NAME-serial.log and test-NAME-results.txt)\n' "${bad[*]}" >&2
 if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else

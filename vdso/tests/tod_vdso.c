@@ -1220,61 +1220,93 @@ static void die_with_parent(pid_t parent)
 }
 
 /*
+ * How child PID ended: the signal that killed it, 0 if it exited 0,
+ * 256 + its status if it exited otherwise, -1 if it could not be waited for.
+ */
+static int child_end(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(st))
+		return WTERMSIG(st);
+	return WIFEXITED(st) ? (WEXITSTATUS(st) ? 256 + WEXITSTATUS(st) : 0) : -1;
+}
+
+static const char *end_str(int end)
+{
+	static char buf[32];
+
+	if (end > 255) {
+		snprintf(buf, sizeof(buf), "exited %d", end - 256);
+		return buf;
+	}
+	return end > 0 ? strsignal(end) : end ? "error (see above)" : "it read it";
+}
+
+/*
  * A process that read the HPET page while the HPET was current, and so has
  * it mapped, must lose it when the core leaves the HPET: the switch unmaps
  * it everywhere before the sysfs write returns. Called with hpet current;
- * switches to @away. Returns the signal that ended the child's second read
- * (SIGBUS wanted), 0 if it could read, -1 on error.
+ * a child reads the page through the [vvar] at VVAR, then the test switches
+ * to AWAY and the child reads it again. With LEN, the child first moves its
+ * whole [vvar] (LEN bytes) with mremap and reads the page at its new place;
+ * it uses no vDSO after the move (the vDSO finds [vvar] at a fixed distance
+ * from its code). Returns how the child's second read ended (child_end():
+ * SIGBUS is wanted), or -1 on an error, said in a message.
  */
-static int stale_hpet(unsigned long page, const char *away)
+static int stale_hpet(unsigned long vvar, unsigned long len, const char *away)
 {
-	int up[2], down[2], st, sw, ret = -1;
+	unsigned long page = vvar + HPET_PAGE * PAGE;
+	int up[2], down[2], sw = -EIO, end;
+	pid_t pid, self = getpid();
 	char c = 0;
-	pid_t pid;
 
-	if (pipe(up))
-		return -1;
-	if (pipe(down)) {
-		close(up[0]);
-		close(up[1]);
-		return -1;
-	}
+	if (pipe(up) || pipe(down))
+		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		alarm(10);
+		die_with_parent(self);
+		alarm(30);
 		close(up[0]);
 		close(down[1]);
 		if (touch_hpet_guarded(page))		/* maps the page */
 			_exit(2);
+		if (len) {
+			void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (to == MAP_FAILED ||
+			    mremap((void *)vvar, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to)
+				_exit(3);
+			page = (unsigned long)to + HPET_PAGE * PAGE;
+			if (touch_hpet_guarded(page))
+				_exit(4);
+		}
 		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
-			_exit(3);
+			_exit(5);
 		(void)((volatile uint32_t *)page)[HPET_COUNTER / 4];	/* must fault now */
 		_exit(0);
 	}
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	close(up[1]);
 	close(down[0]);
-	if (pid < 0) {
-		close(up[0]);
-		close(down[1]);
-		return -1;
-	}
-	/* EOF if the child could not map the page: it exits, no switch */
+	/* EOF when the child failed before the switch: no switch then */
 	if (read(up[0], &c, 1) == 1) {
 		sw = set_source(away);
-		if (sw)
-			ksft_print_msg("switching hpet -> %s: %s\n", away, strerror(-sw));
-		else if (write(down[1], &c, 1) == 1)
-			ret = 0;
+		if (!sw && write(down[1], &c, 1) != 1)
+			sw = -EIO;
 	}
 	close(down[1]);		/* without the go, the child reads EOF and exits */
-	if (waitpid(pid, &st, 0) != pid)
-		ret = -1;
-	else if (!ret && WIFSIGNALED(st))
-		ret = WTERMSIG(st);
-	else if (!ret && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		ret = -1;
 	close(up[0]);
-	return ret;
+	end = child_end(pid);
+	if (sw) {
+		ksft_print_msg("no switch hpet -> %s: %s (child: %s)\n", away,
+			       sw == -EIO ? "the child failed first" : strerror(-sw), end_str(end));
+		return -1;
+	}
+	return end;
 }
 
 static void case_hpetpage(int argc, char **argv)
@@ -1323,41 +1355,15 @@ static void case_hpetpage(int argc, char **argv)
 	if (ret) {
 		ksft_test_result_fail("switching to hpet: %s\n", strerror(-ret));
 	} else {
-		ret = stale_hpet(page, other);
+		ret = stale_hpet(start, 0, other);
 		ksft_test_result(ret == SIGBUS,
 				 "a process that read the HPET page, after the switch hpet -> %s: reading it again gets SIGBUS (%s)\n",
-				 other, ret > 0 ? strsignal(ret) : ret ? "error" : "it read it");
+				 other, end_str(ret));
 	}
 	set_source(cur);
 }
 
 /* --- hpetrevoke ------------------------------------------------------------ */
-
-/*
- * How child PID ended: the signal that killed it, 0 if it exited 0,
- * 256 + its status if it exited otherwise, -1 if it could not be waited for.
- */
-static int child_end(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(st))
-		return WTERMSIG(st);
-	return WIFEXITED(st) ? (WEXITSTATUS(st) ? 256 + WEXITSTATUS(st) : 0) : -1;
-}
-
-static const char *end_str(int end)
-{
-	static char buf[32];
-
-	if (end > 255) {
-		snprintf(buf, sizeof(buf), "exited %d", end - 256);
-		return buf;
-	}
-	return end > 0 ? strsignal(end) : end ? "not waited for" : "it read it";
-}
 
 static void *shared_map(size_t len)
 {
@@ -1402,55 +1408,14 @@ static void revoke_split(unsigned long start)
 			 "splitting [vvar] is refused: munmap and mprotect of one of its pages fail with EINVAL\n");
 }
 
-/*
- * A child maps the HPET page, moves the whole [vvar] with mremap and reads
- * the page at its new place; after the switch to AWAY, reading it there
- * raises SIGBUS. The child uses no vDSO after the move: the vDSO finds
- * [vvar] at a fixed distance from its code.
- */
+/* The same as hpetpage's last case, in a process that moved its whole [vvar]. */
 static void revoke_mremap(unsigned long start, unsigned long len, const char *away)
 {
-	int up[2], down[2], end = -1, ret = -EIO;
-	char c = 0;
-	pid_t pid, self = getpid();
+	int end = stale_hpet(start, len, away);
 
-	if (pipe(up) || pipe(down))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
-	pid = fork();
-	if (pid == 0) {
-		void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		unsigned long moved;
-
-		die_with_parent(self);
-		alarm(30);
-		close(up[0]);
-		close(down[1]);
-		if (to == MAP_FAILED || touch_hpet_guarded(start + HPET_PAGE * PAGE))
-			_exit(2);
-		moved = (unsigned long)mremap((void *)start, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
-		if (moved != (unsigned long)to || touch_hpet_guarded(moved + HPET_PAGE * PAGE))
-			_exit(3);
-		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
-			_exit(4);
-		(void)((volatile uint32_t *)(moved + HPET_PAGE * PAGE))[HPET_COUNTER / 4];
-		_exit(0);
-	}
-	close(up[1]);
-	close(down[0]);
-	/* EOF when the child failed before the switch: no switch then */
-	if (pid > 0 && read(up[0], &c, 1) == 1) {
-		ret = set_source(away);
-		if (!ret && write(down[1], &c, 1) != 1)
-			ret = -EIO;
-	}
-	close(down[1]);		/* without the go, the child reads EOF and exits */
-	if (pid > 0)
-		end = child_end(pid);
-	ksft_test_result(!ret && end == SIGBUS,
-			 "a process that moved its whole [vvar] with mremap and read the HPET page there: after hpet -> %s (%s), reading it again gets SIGBUS (%s)\n",
-			 away, ret == -EIO ? "no switch: the child failed first" : ret ? strerror(-ret) : "ok",
-			 end_str(end));
-	close(up[0]);
+	ksft_test_result(end == SIGBUS,
+			 "a process that moved its whole [vvar] with mremap and read the HPET page there: after hpet -> %s, reading it again gets SIGBUS (%s)\n",
+			 away, end_str(end));
 }
 
 enum { STORM_BEFORE, STORM_SWITCHING, STORM_SWITCHED };
@@ -1678,6 +1643,14 @@ static int wait_acks(atomic_int *acks, int n)
 	return 0;
 }
 
+/* Start phase P of the idle processes; 0 once all NPROC have done it, -1 on timeout. */
+static int idle_phase(struct idle *s, int p, int nproc)
+{
+	atomic_store(&s->phase, p);
+	futex_wake_all(&s->phase);
+	return wait_acks(&s->acks, nproc * p);
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -1744,17 +1717,13 @@ static void revoke_idle(unsigned long page, const char *away, int nproc)
 	for (r = 0; r < REVOKE_ROUNDS && forked == nproc; r++) {
 		rr = set_source("hpet");
 		ret = ret ? ret : rr;
-		atomic_store(&s->phase, 2 * r + 1);
-		futex_wake_all(&s->phase);
-		if (wait_acks(&s->acks, nproc * (2 * r + 1))) {
+		if (idle_phase(s, 2 * r + 1, nproc)) {	/* all map the page */
 			ret = -ETIMEDOUT;
 			break;
 		}
 		with[r] = timed_switch(away, &rr);
 		ret = ret ? ret : rr;
-		atomic_store(&s->phase, 2 * r + 2);
-		futex_wake_all(&s->phase);
-		if (wait_acks(&s->acks, nproc * (2 * r + 2))) {
+		if (idle_phase(s, 2 * r + 2, nproc)) {	/* all read it again */
 			ret = -ETIMEDOUT;
 			break;
 		}

@@ -7,6 +7,9 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 KSRC := $(BUILD)/linux
 KOUT := $(BUILD)/kbuild
+KOUT_DEBUG := $(BUILD)/kbuild-debug
+KOUT_KCSAN := $(BUILD)/kbuild-kcsan
+FRAG := $(TOP)/guest/kernel.config
 RESULTS := $(BUILD)/results
 GBIN := $(BUILD)/guest-bin
 SELFTESTS := $(KSRC)/tools/testing/selftests
@@ -25,13 +28,16 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel guest-bin initramfs test bench bench-host shell run patches \
+.PHONY: help deps tree kernel kernel-debug kernel-kcsan test-kcsan debug-check guest-bin initramfs test bench bench-host shell run patches \
 	checkpatch hostcheck harness-check series-check shellcheck clean distclean
 
 help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
 	@echo
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
+	@echo "                   (boots.list: six boots of the kernel, one of the debug kernel's stress set)"
+	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
+	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
 	@echo "                   JSON in build/results/host-todread.json"
@@ -41,6 +47,8 @@ help:
 	@echo "  make deps        install Debian packages (as root)"
 	@echo "  make tree        unpack linux-source-6.12 into build/linux (tag 'base') and apply kernel-patches/"
 	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
+	@echo "  make kernel-debug / kernel-kcsan   the same plus guest/kernel-{debug,kcsan}.config,"
+	@echo "                   in build/kbuild-debug, build/kbuild-kcsan"
 	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
 	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
 	@echo "  make checkpatch  scripts/checkpatch.pl --strict over the series"
@@ -60,11 +68,20 @@ tree: deps
 kernel: tree
 	@scripts/kernel.sh
 
+# The debug kernels: the same tree and fragment plus a debug fragment, each
+# in its own output directory (ccache shared).
+kernel-debug: tree
+	@KOUT='$(KOUT_DEBUG)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-debug.config' scripts/kernel.sh
+
+kernel-kcsan: tree
+	@KOUT='$(KOUT_KCSAN)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-kcsan.config' scripts/kernel.sh
+
 # --- static guest binaries ---------------------------------------------------
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
 	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_phc \
 	$(GBIN)/tests/tod_adjtimex $(GBIN)/tests/tod_leap $(GBIN)/tests/tod_fuzz \
-	$(GBIN)/tests/tod_unstable $(GBIN)/tests/tod_unregister $(GBIN)/tests/tod_ntp_parity
+	$(GBIN)/tests/tod_unstable $(GBIN)/tests/tod_unregister $(GBIN)/tests/tod_ntp_parity \
+	$(GBIN)/tests/tod_hotplug
 GUEST_BENCH := $(GBIN)/bench/gtod
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -96,7 +113,8 @@ $(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h guest/tests/todtest.h $
 	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
 
 # guest tests that read through libtod (the vDSO, syscall fallback)
-LIBTOD_TESTS := $(addprefix $(GBIN)/tests/,tod_leap tod_fuzz tod_unstable tod_unregister tod_boot)
+LIBTOD_TESTS := $(addprefix $(GBIN)/tests/,tod_leap tod_fuzz tod_unstable tod_unregister tod_boot \
+	tod_hotplug)
 $(LIBTOD_TESTS): $(GBIN)/tests/%: guest/tests/%.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
@@ -133,8 +151,19 @@ initramfs: guest-bin
 	@scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------
-test: kernel initramfs hostcheck
+test: kernel kernel-debug initramfs hostcheck
 	@scripts/test.sh $(TEST_TIMEOUT)
+
+# The debug boot's stress set on the KCSAN kernel, then the data race of
+# provoke=race: a race in a function of the series fails, others are listed.
+test-kcsan: kernel-kcsan initramfs
+	@KERNEL=kcsan ONLY=debug scripts/test.sh $(TEST_TIMEOUT)
+	@scripts/debug-check.sh kcsan
+
+# Each class of debug-kernel report (lockdep, KASAN, UBSAN, ...) provoked
+# in one boot of the debug kernel must fail that boot.
+debug-check: kernel-debug initramfs
+	@scripts/debug-check.sh debug
 
 bench: kernel initramfs
 	@scripts/bench.sh

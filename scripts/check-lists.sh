@@ -2,6 +2,7 @@
 # Check the lists that drive 'make test' against each other, so that no
 # line is silently never run:
 #   - every boot tag of tests.list names a boot of boots.list;
+#   - a boot's @KERNEL has its fragment, kernel-KERNEL.config, beside boots.list;
 #   - boot names are unique, and test names unique within a boot;
 #   - every skips.list line names a boot and a test of that boot;
 #   - tests.list lines have a numeric timeout, kunit.suites lines a count.
@@ -18,11 +19,17 @@ for f in "$tests" "$boots" "$skips" "$suites"; do
 	[ -f "$f" ] || die "check-lists.sh: no $f"
 done
 
-errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" '
+errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(dirname "$boots")" '
 	/^[ \t]*(#|$)/ { next }
 	FILENAME == B {
 		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
 		boot[$1] = 1
+		if ($2 ~ /^@/) {
+			frag = dir "/kernel-" substr($2, 2) ".config"
+			if ((getline junk < frag) < 0)
+				print FILENAME ":" FNR ": boot " $1 " wants kernel " $2 ", but there is no " frag
+			close(frag)
+		}
 		next
 	}
 	FILENAME == T {

@@ -3,7 +3,8 @@
 #   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
 # Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."]
-#                     [--kunit-suites FILE] [--timed-out] SERIAL RESULTS
+#                     [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out]
+#                     SERIAL RESULTS
 #   --tap           count the guest's TAP results (see guest/run-tests.sh); each
 #                   program must print results, as many as its own plan says
 #   --expect-skips  the programs (tests.list names) that must skip in this boot;
@@ -11,14 +12,16 @@
 #   --kunit         count KUnit results from the console's KTAP (kunit.py parse)
 #   --kunit-suites  FILE of "SUITE CASES" lines: each suite must run, pass and
 #                   have exactly that many cases
+#   --kcsan-ours    FILE of the series' function names: a KCSAN report naming
+#                   one fails the run, other KCSAN reports are only listed
 # Prints what it found; with --tap/--kunit ends with "N passed, N failed".
 # Exit status 0 only when the run is clean and nothing failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tap=0 kunit=0 timed_out=0 expect_skips='' suites=''
-usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."] [--kunit-suites FILE] [--timed-out] SERIAL RESULTS'
+tap=0 kunit=0 timed_out=0 expect_skips='' suites='' kcsan_ours=''
+usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."] [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--tap) tap=1 ;;
@@ -26,12 +29,14 @@ while [ $# -gt 2 ]; do
 	--timed-out) timed_out=1 ;;
 	--expect-skips) expect_skips=$2; shift ;;
 	--kunit-suites) suites=$2; shift ;;
+	--kcsan-ours) kcsan_ours=$2; shift ;;
 	*) die "check-run.sh: unknown option '$1' ($usage)" ;;
 	esac
 	shift
 done
 [ $# -eq 2 ] || die "$usage"
 [ -z "$suites" ] || [ -f "$suites" ] || die "check-run.sh: no KUnit suite list $suites (see guest/kunit.suites)"
+[ -z "$kcsan_ours" ] || [ -s "$kcsan_ours" ] || die "check-run.sh: no symbol list $kcsan_ours (the series' functions; see scripts/test.sh)"
 serial=$1 results=$2
 [ -f "$serial" ] || die "no serial log $serial: did QEMU start? (run with V=1 to see its output)"
 [ -f "$results" ] || : >"$results"
@@ -40,10 +45,37 @@ problems=()
 if [ "$timed_out" = 1 ]; then
 	problems+=("the guest did not finish before the timeout (hung?); last console lines:")
 fi
-# The kernel's own alarms, anywhere in a console line.
+# The kernel's own alarms, anywhere in a console line: panics, oopses and
+# warnings, and the reports of the debug kernels (lockdep and DEBUG_LIST
+# print "WARNING:", KASAN, KFENCE, KCSAN and atomic sleep "BUG:", UBSAN
+# and debug objects their own prefix; RCU stalls and hung tasks).
+alarms='Kernel panic|WARNING:|BUG:|Oops|general protection fault|UBSAN:|ODEBUG:'
+alarms+='|detected stall|blocked for more than|scheduling while atomic|list_(add|del) corruption'
+kcsan_other=()
 while IFS= read -r l; do
-	problems+=("kernel: $l")
-done < <(tr -d '\r' <"$serial" | grep -aE 'Kernel panic|WARNING:|BUG:|Oops|detected stalls|blocked for more than' | head -5 || true)
+	# --kcsan-ours: a data race fails the run only if it names a function
+	# of the series; the others are listed
+	if [ -n "$kcsan_ours" ] && [[ $l == *"BUG: KCSAN:"* ]]; then
+		funcs=${l#*BUG: KCSAN: }
+		funcs=${funcs#* in }
+		ours=0
+		for f in ${funcs//\// }; do
+			f=${f%%+*}
+			grep -qxF -- "$f" "$kcsan_ours" && ours=1
+		done
+		if [ "$ours" = 1 ]; then
+			problems+=("kernel: $l (a function of the series)")
+		else
+			kcsan_other+=("$l")
+		fi
+		continue
+	fi
+	if [ "${#problems[@]}" -lt 8 ]; then problems+=("kernel: $l"); fi
+done < <(tr -d '\r' <"$serial" | grep -aE "$alarms" || true)
+if [ ${#kcsan_other[@]} -gt 0 ]; then
+	echo "KCSAN reports outside the series (listed, not failed):"
+	printf '%s\n' "${kcsan_other[@]}" | sed 's/^.*BUG: KCSAN: /  /' | sort | uniq -c
+fi
 
 # The marker starts its line once terminal escape codes (SeaBIOS) are gone,
 # so that a program printing it cannot end the job early.

@@ -134,6 +134,32 @@ case_ "BUG: in the console fails" 1 "" \
 	"BUG: kernel NULL pointer dereference, address: 0000000000000000" "$TAP_PASS"$'\n'"$DONE0"
 case_ "Oops in the console fails" 1 "" \
 	"Oops: general protection fault" "$DONE0"
+# The debug kernels' reports, as they print them (scripts/debug-check.sh
+# provokes each in a real boot).
+for l in 'WARNING: possible circular locking dependency detected' \
+	'BUG: KASAN: slab-out-of-bounds in provoke_kasan+0x49/0x59 [newtod_test_timesource]' \
+	'BUG: KFENCE: out-of-bounds read in tod_read+0x1/0x2' \
+	'UBSAN: shift-out-of-bounds in kernel/timeofday/timeofday.c:98:4' \
+	'UBSAN: array-index-out-of-bounds in kernel/timeofday/timeofday.c:9:9' \
+	'ODEBUG: init active (active state 0) object: 0000000012345678 object type: hrtimer' \
+	'rcu: INFO: rcu_preempt self-detected stall on CPU' \
+	'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' \
+	'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:586' \
+	'BUG: scheduling while atomic: insmod/88/0x00000002' \
+	'list_del corruption. prev->next should be 0000, but was 0001' \
+	'WARNING: suspicious RCU usage' \
+	'INFO: task tod_core:90 blocked for more than 120 seconds.'; do
+	case_ "console report '${l%% in *}' fails" 1 "FAIL: kernel: $l" \
+		"$l" "$TAP_PASS"$'\n'"$DONE0" --tap
+done
+printf 'tod_read\ntod_safety_fn\n' >"$tmp/ours"
+case_ "KCSAN: a data race naming a function of the series fails" 1 \
+	"FAIL: kernel: BUG: KCSAN: data-race in timekeeping_advance / tod_read (a function of the series)" \
+	"BUG: KCSAN: data-race in timekeeping_advance / tod_read" "$DONE0" --kcsan-ours "$tmp/ours"
+case_ "KCSAN: a data race elsewhere is listed, not failed" 0 "      1   data-race in foo / bar" \
+	"BUG: KCSAN: data-race in foo / bar" "$DONE0" --kcsan-ours "$tmp/ours"
+case_ "KCSAN: a report of the debug kernel (no --kcsan-ours) fails" 1 "" \
+	"BUG: KCSAN: data-race in foo / bar" "$DONE0"
 case_ "missing marker fails" 1 "" "x" "$TAP_PASS" --tap
 case_ "non-zero guest rc fails" 1 "" "x" "@@NEWTOD-DONE rc=3"
 case_ "timeout fails" 1 "" "x" "$TAP_PASS" --tap --timed-out
@@ -159,8 +185,12 @@ lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES]
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-lists_ "the repository's test lists agree" 0 "$(cat "$TOP/guest/tests.list")" \
-	"$(cat "$TOP/guest/boots.list")" "$(cat "$TOP/guest/skips.list")" "$(cat "$TOP/guest/kunit.suites")"
+if "$TOP/scripts/check-lists.sh" >"$tmp/out" 2>&1; then
+	ok "the repository's test lists agree"
+else
+	notok "the repository's test lists agree"
+	sed 's/^/# /' "$tmp/out"
+fi
 lists_ "an empty boots.list with a test line fails" 1 "default a 10 ./a" "" ""
 lists_ "an empty tests.list with an expected skip fails" 1 "" "default" "default a why"
 lists_ "a tests.list line without a numeric timeout fails" 1 "default a ./a" "default" ""
@@ -169,6 +199,10 @@ lists_ "a tests.list boot tag missing from boots.list fails" 1 \
 	"default a 10 ./a"$'\n'"typo b 10 ./b" "default" ""
 lists_ "an expected skip of a test the boot does not run fails" 1 \
 	"default a 10 ./a" "default" "default b why"
+lists_ "a boot of a kernel without its fragment (guest/kernel-NAME.config) fails" 1 \
+	"dbg a 10 ./a" "dbg @nosuch" ""
+: >"$tmp/kernel-dbg.config"
+lists_ "a boot of a kernel with its fragment passes" 0 "dbg a 10 ./a" "dbg @dbg" ""
 lists_ "a test named twice in one boot fails" 1 \
 	"default a 10 ./a"$'\n'"default a 10 ./a x" "default" ""
 

@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
-# Configure and build the guest kernel out of tree: tinyconfig plus
-# guest/kernel.config, ccache, all cores. Prints the bzImage path.
+# Configure and build the guest kernel out of tree ($KOUT): tinyconfig plus
+# the fragments of FRAGMENTS (space-separated, later ones win; default
+# guest/kernel.config), ccache, all cores. The build log is $KOUT.log.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-FRAGMENT=${FRAGMENT:-$TOP/guest/kernel.config}
+read -ra frags <<<"${FRAGMENTS:-$TOP/guest/kernel.config}"
 need_cmd make gcc ccache flex bison bc
 [ -f "$KSRC/Makefile" ] || die "no kernel tree in $KSRC: run 'make tree'"
+for f in "${frags[@]}"; do
+	[ -f "$f" ] || die "no kernel config fragment $f (FRAGMENTS='${FRAGMENTS:-}')"
+done
+names=$(printf '%s + ' "${frags[@]#"$TOP"/}")
+names=${names% + }
+klog=$KOUT.log
+mkdir -p "$KOUT"
+# The fragments as one, each symbol's last line winning.
+FRAGMENT=$KOUT/.newtod-fragment
+awk '{
+	sym = ""
+	if ($0 ~ /^CONFIG_[A-Za-z0-9_]+=/) { sym = $0; sub(/=.*/, "", sym) }
+	else if ($0 ~ /^# CONFIG_[A-Za-z0-9_]+ is not set/) sym = $2
+	if (sym == "") next
+	if (!(sym in line)) order[n++] = sym
+	line[sym] = $0
+} END { for (i = 0; i < n; i++) print line[order[i]] }' "${frags[@]}" >"$FRAGMENT.tmp"
+mv "$FRAGMENT.tmp" "$FRAGMENT"
 
 kmake() {
 	make -C "$KSRC" O="$KOUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
@@ -45,20 +64,19 @@ check_config() {
 		return 0
 	fi
 	if [ ${#bad[@]} -gt 0 ]; then
-		printf 'ERROR: options asked for in %s are not in the final .config:\n' "${FRAGMENT#"$TOP"/}" >&2
+		printf 'ERROR: options asked for in %s are not in the final .config:\n' "$names" >&2
 		printf '  %s\n' "${bad[@]}" >&2
-		die "add the missing dependencies to ${FRAGMENT#"$TOP"/} (see 'make -C $KSRC O=$KOUT menuconfig', search with '/')"
+		die "add the missing dependencies to $names (see 'make -C $KSRC O=$KOUT menuconfig', search with '/')"
 	fi
 }
 
-mkdir -p "$KOUT"
 stamp=$KOUT/.newtod-config
 want=$({ cat "$FRAGMENT" "$KSRC/.git/newtod-series" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$KOUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-	log "kernel: configuring (tinyconfig + ${FRAGMENT#"$TOP"/})"
+	log "kernel: configuring ${KOUT#"$TOP"/} (tinyconfig + $names)"
 	kmake -s tinyconfig >/dev/null
 	(cd "$KSRC" && KCONFIG_CONFIG="$KOUT/.config" scripts/kconfig/merge_config.sh -m -O "$KOUT" \
-		"$KOUT/.config" "$FRAGMENT" >/dev/null) || die "merging ${FRAGMENT#"$TOP"/} failed"
+		"$KOUT/.config" "$FRAGMENT" >/dev/null) || die "merging $names failed"
 	kmake -s olddefconfig >/dev/null
 	check_config
 	echo "$want" >"$stamp"
@@ -68,13 +86,13 @@ else
 	check_config
 fi
 
-log "kernel: building (ccache, -j$(nproc))"
+log "kernel: building ${KOUT#"$TOP"/} (ccache, -j$(nproc))"
 start=$(date +%s)
 targets=(bzImage)
 grep -q '^CONFIG_MODULES=y' "$KOUT/.config" && targets+=(modules)
-if ! kmake -s "${targets[@]}" >"$BUILD/kbuild.log" 2>&1; then
-	grep -E 'error|Error' "$BUILD/kbuild.log" | head -40 >&2 || true
-	die "kernel build failed: full log in ${BUILD#"$TOP"/}/kbuild.log"
+if ! kmake -s "${targets[@]}" >"$klog" 2>&1; then
+	grep -E 'error|Error' "$klog" | head -40 >&2 || true
+	die "kernel build failed: full log in ${klog#"$TOP"/}"
 fi
-grep -E 'warning:' "$BUILD/kbuild.log" | head -20 >&2 || true
+grep -E 'warning:' "$klog" | head -20 >&2 || true
 log "kernel: built in $(($(date +%s) - start)) s"

@@ -3,8 +3,10 @@
 # Usage: qemu.sh --job test|bench|run|shell [--cmd CMD] [--extra DIR]
 #                [--timeout SECS] [--name NAME] [--tap] [--kunit]
 #                [--expect-skips "NAME..."] [--kunit-suites FILE]
+#                [--kcsan-ours FILE]   (the checks of scripts/check-run.sh)
 # Environment: APPEND (more kernel parameters), QEMU_OPTS (more QEMU
-# options), V=1 (show the console while it runs).
+# options), V=1 (show the console while it runs), KOUT (the kernel build
+# to boot: build/kbuild, or build/kbuild-debug for the debug kernel).
 # Logs: $RESULTS/NAME-serial.log (console), $RESULTS/NAME-results.txt (job).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--name) name=$2; shift ;;
 	--tap | --kunit) checks+=("$1") ;;
-	--expect-skips | --kunit-suites)
+	--expect-skips | --kunit-suites | --kcsan-ours)
 		[ $# -ge 2 ] || die "qemu.sh: $1 needs a value (see the comment at the top of scripts/qemu.sh)"
 		checks+=("$1" "$2")
 		shift
@@ -50,6 +52,13 @@ printf '%s\n' "$cmd" >"$jobdir/root/job/cmd"
 if [ -n "$extra" ]; then
 	[ -d "$extra" ] || die "EXTRA=$extra is not a directory"
 	cp -a "$extra/." "$jobdir/root/extra/"
+fi
+# The test timesource module of the kernel booted (tod_unregister loads it
+# from /tests); each kernel build (KOUT) has its own, with its own vermagic.
+ko=$KOUT/kernel/timeofday/newtod_test_timesource.ko
+if [ -f "$ko" ]; then
+	mkdir -p "$jobdir/root/tests"
+	install -m 644 "$ko" "$jobdir/root/tests/"
 fi
 (cd "$jobdir/root" && find . | LC_ALL=C sort | cpio -o -H newc --owner=0:0 --quiet) >"$jobdir/job.cpio"
 cat "$base" "$jobdir/job.cpio" >"$jobdir/initrd"

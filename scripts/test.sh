@@ -1,30 +1,63 @@
 #!/usr/bin/env bash
 # 'make test' in the guest: one boot per line of guest/boots.list, each
 # running its tests from guest/tests.list, with the skips guest/skips.list
-# expects of it; KUnit is counted from the first boot's log, and the suites
-# of guest/kunit.suites pinned. Ends with the total "N passed, N failed[, N skipped]" and a
-# non-zero status if any boot failed.
-# Usage: test.sh [TIMEOUT_PER_BOOT]   (ONLY=NAME runs one boot)
+# expects of it; KUnit is counted from the log of the first boot of each
+# kernel, and the suites of guest/kunit.suites pinned. A boot whose first
+# word is @NAME boots the kernel of build/kbuild-NAME (make kernel-NAME).
+# Ends with the total "N passed, N failed[, N skipped]" and a non-zero
+# status if any boot failed.
+# Usage: test.sh [TIMEOUT_PER_BOOT]
+#   ONLY=NAME      runs one boot
+#   KERNEL=NAME    boots build/kbuild-NAME where boots.list says @SOMETHING
+#                  (make test-kcsan: the debug boot on the KCSAN kernel, whose
+#                  data races fail the run only in the series' functions)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tmo=${1:-900}
 "$TOP/scripts/check-lists.sh"
-passed=0 failed=0 skipped=0 bad=() first=1
+# series_functions KOUT: the functions defined by the C files the series
+# touches, as built in KOUT (what a KCSAN report must name to fail).
+series_functions() {
+	local f o
+	git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | while read -r f; do
+		o=$1/${f%.c}.o
+		if [ -f "$o" ]; then nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }'; fi
+	done | sort -u
+}
+
+passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac
 	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then
 		continue
 	fi
+	kernel=default kout=$KOUT
+	if [[ $params == @* ]]; then
+		read -r kernel params <<<"$params"
+		kernel=${KERNEL:-${kernel#@}}
+		kout=$BUILD/kbuild-$kernel
+		[ -f "$kout/arch/x86/boot/bzImage" ] ||
+			die "boot $name wants the kernel of ${kout#"$TOP"/}, which is not built: run 'make kernel-$kernel'"
+	fi
 	# the skips this boot must show (guest/skips.list), and no others
 	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips")
-	[ "$first" = 1 ] && opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
+	# KUnit runs at every boot: count it once per kernel
+	if [[ $kunit_done != *" $kernel "* ]]; then
+		opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
+		kunit_done+="$kernel "
+	fi
+	if grep -q '^CONFIG_KCSAN=y' "$kout/.config"; then
+		mkdir -p "$RESULTS"
+		series_functions "$kout" >"$RESULTS/kcsan-ours.txt"
+		opts+=(--kcsan-ours "$RESULTS/kcsan-ours.txt")
+	fi
 	first=0
-	echo "== boot $name${params:+ ($params)}"
+	echo "== boot $name${params:+ ($params)}$([ "$kernel" = default ] || echo " on ${kout#"$TOP"/}")"
 	rc=0
-	out=$(APPEND="newtod.boot=$name $params ${APPEND:-}" \
+	out=$(KOUT=$kout APPEND="newtod.boot=$name $params ${APPEND:-}" \
 		"$TOP/scripts/qemu.sh" --job test "${opts[@]}" --name "test-$name" --timeout "$tmo" 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -v -E '^>>> qemu: booting' || true
 	counts=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1 || true)

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -87,6 +89,57 @@ static inline int write_file(const char *path, const char *s)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* Run the calling thread on CPU only: 0 or -1 (errno set). */
+static inline int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The first line of PATH, without its newline, into BUF: 0 or -errno. */
+static inline int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* 1 if NAME is one of the space-separated words of LIST. */
+static inline int in_word_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+/* Make NAME the core's timesource and check that it is: 0 or -errno. */
+static inline int tod_set_source(const char *name)
+{
+	char now[64];
+	int ret = write_file(TOD_SYSFS "current_timesource", name);
+
+	if (ret)
+		return ret;
+	if (read_line(TOD_SYSFS "current_timesource", now, sizeof(now)))
+		return -EIO;
+	return strcmp(now, name) ? -EAGAIN : 0;
 }
 
 #define STOCK_CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"

@@ -23,7 +23,8 @@
  *                      syscall's and is > 0
  *   timens             in a new time namespace the tod clocks read as in
  *                      the root namespace (and nothing hangs)
- *   switch [S] [MS]    readers on every CPU while current_timesource
+ *   switch [S] [MS]    readers on every CPU, by vDSO and system call in
+ *                      turn, while current_timesource
  *                      rotates every MS ms for S seconds: no inversion, no
  *                      jump beyond the real elapsed time + 1 us + the
  *                      coarsest source's resolution
@@ -891,7 +892,8 @@ static void case_timens(int argc, char **argv)
 /* --- switch ---------------------------------------------------------------- */
 
 /*
- * Readers on every CPU while the main thread rotates the timesource. Each
+ * Readers on every CPU while the main thread rotates the timesource, every
+ * other reading by the system call instead of the vDSO. Each
  * reading is sandwiched between two CLOCK_MONOTONIC_RAW reads r0 <= r1.
  *
  * No step back, ever.
@@ -945,7 +947,10 @@ static void *sw_thread(void *arg)
 	r->ahead[0] = r->ahead[1] = INT64_MIN;
 	while (!atomic_load_explicit(&sw_stop, memory_order_relaxed)) {
 		r0 = raw_ns();
-		if (vdso_ns(vt_cgt, sw_ids[0], &now[0]) || vdso_ns(vt_cgt, sw_ids[1], &now[1])) {
+		/* every other reading by the system call */
+		if ((r->n & 1) ? (now[0] = ns_of(sw_ids[0])) < 0 || (now[1] = ns_of(sw_ids[1])) < 0
+			       : vdso_ns(vt_cgt, sw_ids[0], &now[0]) ||
+				 vdso_ns(vt_cgt, sw_ids[1], &now[1])) {
 			r->errors++;
 			have = 0;
 			continue;

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU hotplug under the new timeofday core.
+ *
+ *   tod_hotplug [CYCLES] [SEGMENT_S]
+ *
+ * Takes CPU 1 offline and online CYCLES times (default 200) while a reader
+ * on CPU 0 reads the four tod ids by vDSO and by system call, and switches
+ * the core's timesource every SEGMENT_S seconds (default 4) through tsc,
+ * hpet and acpi_pm (jiffies is left out: its tick resolution is above the
+ * rate limit below). The run goes on until it has done CYCLES cycles and
+ * used every source once. Results:
+ *
+ *  1. every offline and online write succeeds and CPU 1 comes back;
+ *  2. no reading of an id, by either path, is below an earlier one;
+ *  3. over each segment, CLOCK_TOD_MONOTONIC keeps the rate of
+ *     CLOCK_MONOTONIC_RAW within 10 ppm, with the stock clocksource on
+ *     the same counter as the tod source (so that the guest's TSC
+ *     calibration is not what is measured);
+ *  4. the core's safety timer keeps firing wherever it was migrated: its
+ *     expiries, read from the hrtimer_expire_entry trace event, are never
+ *     more than 1 s (its longest period) + 250 ms apart.
+ *
+ * Needs root, CPU 1 and tracefs; the tod NTP frequency and offset are set
+ * to zero first, since a test before may have left them steering.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "tod.h"
+#include "todtest.h"
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+#define TRACE "/sys/kernel/tracing/"
+#define EVENT TRACE "events/timer/hrtimer_expire_entry/"
+#define RATE_PPM 10.0
+#define GAP_LIMIT_NS 1250000000LL
+#define NIDS 4
+
+static const clockid_t ids[NIDS] = {
+	CLOCK_TOD_REALTIME, CLOCK_TOD_MONOTONIC,
+	CLOCK_TOD_REALTIME_COARSE, CLOCK_TOD_MONOTONIC_COARSE,
+};
+
+static atomic_int stop;
+static long n_reads, n_errors, n_back;
+
+static int64_t tsns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* CPU 0: each id by the vDSO, then by the system call, each against the
+ * latest reading of that id by either path. */
+static void *reader(void *arg)
+{
+	int64_t prev[NIDS] = { 0 }, v;
+	struct timespec ts;
+	int i, path;
+
+	(void)arg;
+	if (pin_cpu(0)) {
+		ksft_print_msg("reader: sched_setaffinity(cpu0): %s\n", strerror(errno));
+		n_errors++;
+		return NULL;
+	}
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		for (path = 0; path < 2; path++) {
+			for (i = 0; i < NIDS; i++) {
+				int ret = path ? (int)syscall(SYS_clock_gettime, ids[i], &ts)
+					       : tod_clock_gettime(ids[i], &ts);
+				if (ret) {
+					if (!n_errors++)
+						ksft_print_msg("reading clock %d by %s failed\n", ids[i],
+							       path ? "syscall" : "vDSO");
+					continue;
+				}
+				v = tsns(&ts);
+				if (v < prev[i] && !n_back++)
+					ksft_print_msg("clock %d by %s went back %" PRId64 " ns\n",
+						       ids[i], path ? "syscall" : "vDSO", prev[i] - v);
+				if (v > prev[i])
+					prev[i] = v;
+				n_reads++;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int set_cpu1(const char *state)
+{
+	char now[8];
+	int ret = write_file(CPU1_ONLINE, state);
+
+	if (ret)
+		return ret;
+	if (read_line(CPU1_ONLINE, now, sizeof(now)))
+		return -EIO;
+	return strcmp(now, state) ? -EAGAIN : 0;
+}
+
+/* The kernel address of a text symbol, from /proc/kallsyms; 0 if absent. */
+static unsigned long long ksym(const char *name)
+{
+	char line[256], sym[128], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 && !strcmp(sym, name)) {
+			fclose(f);
+			return addr;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static int trace_setup(void)
+{
+	unsigned long long fn = ksym("tod_safety_fn");
+	char filter[64];
+
+	if (!fn) {
+		ksft_print_msg("tod_safety_fn not in /proc/kallsyms (or addresses hidden)\n");
+		return -1;
+	}
+	snprintf(filter, sizeof(filter), "function == 0x%llx", fn);
+	if (write_file(TRACE "tracing_on", "0") || write_file(TRACE "trace", "") ||
+	    write_file(TRACE "trace_clock", "mono") || write_file(EVENT "filter", filter) ||
+	    write_file(EVENT "enable", "1") || write_file(TRACE "tracing_on", "1")) {
+		ksft_print_msg("setting up the hrtimer_expire_entry event in " TRACE ": %s\n",
+			       strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The expiries of tod_safety_fn: their number and the largest gap. */
+static int trace_collect(long *count, int64_t *gap, char *cpus, size_t clen)
+{
+	char line[512], *p;
+	int64_t prev = -1, t;
+	unsigned long long s, us;
+	int cpu;
+	FILE *f;
+
+	write_file(TRACE "tracing_on", "0");
+	write_file(EVENT "enable", "0");
+	write_file(EVENT "filter", "0");
+	f = fopen(TRACE "trace", "r");
+	if (!f)
+		return -1;
+	*count = 0;
+	*gap = 0;
+	cpus[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, "hrtimer_expire_entry:"))
+			continue;
+		/* "  <task>-PID  [CPU] FLAGS  SEC.USEC: hrtimer_expire_entry: ..." */
+		p = strchr(line, '[');
+		if (!p || sscanf(p, "[%d]", &cpu) != 1)
+			continue;
+		p = strstr(line, ": hrtimer_expire_entry:");
+		while (p > line && p[-1] != ' ')
+			p--;
+		if (sscanf(p, "%llu.%llu", &s, &us) != 2)
+			continue;
+		t = (int64_t)s * 1000000000 + (int64_t)us * 1000;
+		if (prev >= 0 && t - prev > *gap)
+			*gap = t - prev;
+		prev = t;
+		(*count)++;
+		if (strlen(cpus) + 4 < clen) {
+			char c[8];
+
+			snprintf(c, sizeof(c), "%d", cpu);
+			if (!in_word_list(cpus, c))
+				snprintf(cpus + strlen(cpus), clen - strlen(cpus), "%s%d",
+					 cpus[0] ? " " : "", cpu);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Clear any frequency or offset a test before left in the tod NTP. */
+static int ntp_zero(void)
+{
+	struct timex tx = { .modes = ADJ_STATUS | ADJ_OFFSET | ADJ_FREQUENCY | ADJ_TICK,
+			    .status = STA_PLL, .tick = 10000 };
+
+	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+		return -errno;
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS;
+	tx.status = STA_UNSYNC;
+	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const order[] = { "tsc", "hpet", "acpi_pm" };
+	long cycles = argc > 1 ? atol(argv[1]) : 200;
+	long seg_s = argc > 2 ? atol(argv[2]) : 4;
+	char orig[64], avail[256], stock[64], cpus[64], tmp[64];
+	const char *rot[3];
+	int nrot = 0, ret, seg, have_stock = 0, rate_bad = 0;
+	long done = 0, bad_cycles = 0, count;
+	double worst_ppm = 0;
+	int64_t gap = 0, t_end;
+	pthread_t th;
+	size_t j;
+
+	ksft_print_header();
+	ksft_set_plan(4);
+	if (cycles < 1 || seg_s < 1)
+		ksft_exit_fail_msg("usage: tod_hotplug [CYCLES >= 1] [SEGMENT_S >= 1]\n");
+	if (geteuid())
+		ksft_exit_fail_msg("needs root (CPU hotplug, timesource switching, tracefs)\n");
+	if (access(CPU1_ONLINE, W_OK))
+		ksft_exit_fail_msg("no writable " CPU1_ONLINE ": boot with 2 CPUs and CONFIG_HOTPLUG_CPU\n");
+	if (read_line(TOD_SYSFS "current_timesource", orig, sizeof(orig)) ||
+	    read_line(TOD_SYSFS "available_timesource", avail, sizeof(avail)))
+		ksft_exit_fail_msg("no " TOD_SYSFS ": is this the kernel with CONFIG_NEWTOD?\n");
+	for (j = 0; j < 3; j++)
+		if (in_word_list(avail, order[j]))
+			rot[nrot++] = order[j];
+	if (nrot < 2)
+		ksft_exit_fail_msg("fewer than two of tsc, hpet, acpi_pm are available (%s)\n", avail);
+	ret = ntp_zero();
+	if (ret)
+		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME) to clear NTP: %s\n", strerror(-ret));
+	if (pin_cpu(0))
+		ksft_exit_fail_msg("sched_setaffinity(cpu0): %s\n", strerror(errno));
+	if (trace_setup())
+		ksft_exit_fail_msg("cannot trace the safety timer\n");
+	ksft_print_msg("%ld cycles of cpu1 offline/online, a source switch every %ld s over %d sources (from %s)\n",
+		       cycles, seg_s, nrot, orig);
+
+	ret = pthread_create(&th, NULL, reader, NULL);
+	if (ret)
+		ksft_exit_fail_msg("pthread_create: %s\n", strerror(ret));
+	for (seg = 0; done < cycles || seg < nrot; seg++) {
+		const char *src = rot[seg % nrot];
+		int64_t raw0, tod0, raw1, tod1;
+		double ppm;
+		long n = 0;
+
+		ret = tod_set_source(src);
+		if (ret) {
+			ksft_print_msg("switching the core to %s: %s\n", src, strerror(-ret));
+			rate_bad++;
+			break;
+		}
+		ret = stock_clocksource_like(src, tmp, sizeof(tmp));
+		if (!ret && !have_stock++)
+			strcpy(stock, tmp);
+		else if (ret)
+			ksft_print_msg("stock clocksource %s: %s (the rate compares two counters)\n",
+				       src, strerror(-ret));
+		usleep(100000);
+		sample(&raw0, &tod0);
+		t_end = raw0 + seg_s * 1000000000LL;
+		do {
+			ret = set_cpu1("0");
+			if (!ret)
+				ret = set_cpu1("1");
+			if (ret) {
+				if (!bad_cycles++)
+					ksft_print_msg("cycle %ld: cpu1 offline/online: %s\n", done,
+						       strerror(-ret));
+				/* CPU 1 must not stay offline */
+				set_cpu1("1");
+			}
+			done++;
+			n++;
+		} while (ns_of(CLOCK_MONOTONIC_RAW) < t_end);
+		sample(&raw1, &tod1);
+		ppm = ((double)(tod1 - tod0) - (double)(raw1 - raw0)) * 1e6 / (double)(raw1 - raw0);
+		ksft_print_msg("segment %d on %s: %ld cycles in %.2f s, rate %+.2f ppm against the raw clock\n",
+			       seg, src, n, (raw1 - raw0) / 1e9, ppm);
+		if (ppm > RATE_PPM || ppm < -RATE_PPM)
+			rate_bad++;
+		if (ppm > worst_ppm || -ppm > worst_ppm)
+			worst_ppm = ppm < 0 ? -ppm : ppm;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	if (trace_collect(&count, &gap, cpus, sizeof(cpus))) {
+		ksft_print_msg("reading " TRACE "trace: %s\n", strerror(errno));
+		count = 0;
+	}
+	tod_set_source(orig);
+	if (have_stock)
+		write_file(STOCK_CLOCKSOURCE, stock);
+
+	ksft_test_result(!bad_cycles && done >= cycles,
+			 "%ld cpu1 offline/online cycles, %ld failed\n", done, bad_cycles);
+	ksft_test_result(!n_back && !n_errors && n_reads >= 1000,
+			 "ids 12-15 by vDSO and syscall on cpu0: %ld readings, %ld went back, %ld errors\n",
+			 n_reads, n_back, n_errors);
+	ksft_test_result(!rate_bad,
+			 "CLOCK_TOD_MONOTONIC rate within %.0f ppm of the raw clock in every segment (worst %.2f ppm)\n",
+			 RATE_PPM, worst_ppm);
+	ksft_test_result(count >= 2 && gap <= GAP_LIMIT_NS,
+			 "safety timer: %ld expiries on cpus %s, largest gap %.3f s (limit %.3f s)\n",
+			 count, cpus[0] ? cpus : "none", gap / 1e9, GAP_LIMIT_NS / 1e9);
+	ksft_finished();
+}

@@ -18,17 +18,17 @@
  *  - exactly one jump of more than 0.5 s in the interleaved readings: a
  *    step back of 1 s (ins) or a skip forward of 1 s (del), measured
  *    against CLOCK_MONOTONIC_RAW to 100 us;
- *  - the step happens within 25 ms (the first tick at HZ=250 is 4 ms
- *    later) after the nominal instant L: midnight for an insertion (the
- *    clock then reads 23:59:59 again), 23:59:59 for a deletion (the clock
- *    then reads midnight). Readings are mapped to a continuous timeline C
+ *  - the step happens within 10 ms for tod, 25 ms for stock (the first
+ *    tick at HZ=250 is 4 ms later; see TOD_GRACE) after the nominal
+ *    instant L: midnight for an insertion (the clock then reads 23:59:59
+ *    again), 23:59:59 for a deletion (the clock then reads midnight). Readings are mapped to a continuous timeline C
  *    (post-step readings minus the step; once one reading has stepped,
- *    every later one must have), and C(last pre-step) < L + 25 ms and
+ *    every later one must have), and C(last pre-step) < L + grace and
  *    C(first post-step) >= L;
  *  - in that mapping the interleaved vDSO and syscall readings never go
  *    back: both paths show the step at the same instant;
  *  - clock_adjtime returns TIME_INS (TIME_DEL) before L, TIME_OOP during
- *    the inserted second, TIME_WAIT after (25 ms grace after each edge),
+ *    the inserted second, TIME_WAIT after (the same grace after each edge),
  *    with tai 37 before and 38 (36) after;
  * and:
  *  - CLOCK_TOD_MONOTONIC never steps: every increment is >= 0 and at most
@@ -72,7 +72,15 @@
 
 #define NSEC		1000000000LL
 #define MSEC		1000000LL
-#define GRACE		(25 * MSEC)	/* step and state edges: 2+ ticks late at most */
+/*
+ * How late the step and the state edges may come after their instant. The
+ * tod core applies the leap at its first accumulation past L, at the next
+ * tick (4 ms at HZ=250): measured at L + 1.1 to 4.6 ms in every boot under
+ * TCG, so 10 ms is twice the worst. The stock clock is the reference, not
+ * what is tested; its step has come as late as L + 12 ms under TCG.
+ */
+#define TOD_GRACE	(10 * MSEC)
+#define STOCK_GRACE	(25 * MSEC)
 #define POLL_EVERY	(50 * MSEC)
 #define TAI0		37
 #define CTX		5		/* readings printed each side of the step */
@@ -168,6 +176,7 @@ struct group {
 	struct poll poll[MAXPOLL];
 	int npoll;
 	int tai_start;
+	int64_t grace;		/* TOD_GRACE or STOCK_GRACE */
 };
 
 static void feed(struct group *g, int kind, int64_t v, int64_t lo, int64_t hi)
@@ -224,17 +233,17 @@ static unsigned int allowed(const struct group *g, int64_t c)
 	if (g->dir < 0) {
 		if (c < g->L)
 			return 1u << TIME_INS;
-		if (c < g->L + GRACE)
+		if (c < g->L + g->grace)
 			return 1u << TIME_INS | 1u << TIME_OOP;
 		if (c < g->L + NSEC)
 			return 1u << TIME_OOP;
-		if (c < g->L + NSEC + GRACE)
+		if (c < g->L + NSEC + g->grace)
 			return 1u << TIME_OOP | 1u << TIME_WAIT;
 		return 1u << TIME_WAIT;
 	}
 	if (c < g->L)
 		return 1u << TIME_DEL;
-	if (c < g->L + GRACE)
+	if (c < g->L + g->grace)
 		return 1u << TIME_DEL | 1u << TIME_WAIT;
 	return 1u << TIME_WAIT;
 }
@@ -312,9 +321,10 @@ static void report_group(struct group *g)
 	ksft_test_result(g->stepped && g->jumps == 1 && llabs(s - want) <= 100000,
 			 "%s: exactly one jump > 0.5 s in %" PRId64 " readings, a %+d s step (jumps %d, step measured %+.9f s +- %.3f us against CLOCK_MONOTONIC_RAW, limit 100 us)\n",
 			 g->name, g->n, g->dir, g->jumps, (double)s / NSEC, (double)unc / 1000);
-	ksft_test_result(g->stepped && g->b.c >= g->L && g->a.c < g->L + GRACE,
-			 "%s: step at L + %.3f ms (first reading after it; last before it at L %+.3f ms), limit [0, 25 ms)\n",
-			 g->name, (double)(g->b.c - g->L) / MSEC, (double)(g->a.c - g->L) / MSEC);
+	ksft_test_result(g->stepped && g->b.c >= g->L && g->a.c < g->L + g->grace,
+			 "%s: step at L + %.3f ms (first reading after it; last before it at L %+.3f ms), limit [0, %lld ms)\n",
+			 g->name, (double)(g->b.c - g->L) / MSEC, (double)(g->a.c - g->L) / MSEC,
+			 (long long)(g->grace / MSEC));
 	if (g->viol)
 		ksft_print_msg("%s: first inversion: %s %s (C-L %+.6f ms) then %s %s (C-L %+.6f ms)\n",
 			       g->name, kind_name[g->viol_a.kind], hms(g->viol_a.v, ta, sizeof(ta)),
@@ -677,9 +687,10 @@ int main(int argc, char **argv)
 	T = mid - 10 * NSEC;
 	set_both(T);
 	stock = (struct group){ .name = "stock", .id = CLOCK_REALTIME, .dir = dir,
-				.L = dir < 0 ? mid : mid - NSEC };
+				.L = dir < 0 ? mid : mid - NSEC, .grace = STOCK_GRACE };
 	tod = stock;
 	tod.name = "tod  ";
+	tod.grace = TOD_GRACE;
 	tod.id = CLOCK_TOD_REALTIME;
 	waited = arm_both(sta, want);
 	ksft_print_msg("%s armed at %s; both report TIME_%s after %d ms (stock %s, tod %s)\n",
@@ -746,7 +757,7 @@ int main(int argc, char **argv)
 				 "tod and stock step alike: tod %+.9f s, stock %+.9f s (limit 100 us apart)\n",
 				 (double)st / NSEC, (double)ss / NSEC);
 	}
-	ksft_test_result(tod.stepped && stock.stepped && llabs(tod.b.c - stock.b.c) <= GRACE,
+	ksft_test_result(tod.stepped && stock.stepped && llabs(tod.b.c - stock.b.c) <= STOCK_GRACE,
 			 "tod and stock step together: tod at L + %.3f ms, stock at L + %.3f ms (limit 25 ms apart)\n",
 			 (double)(tod.b.c - tod.L) / MSEC, (double)(stock.b.c - stock.L) / MSEC);
 

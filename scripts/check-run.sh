@@ -50,7 +50,7 @@ fi
 # print "WARNING:", KASAN, KFENCE, KCSAN and atomic sleep "BUG:", UBSAN
 # and debug objects their own prefix; RCU stalls and hung tasks).
 alarms='Kernel panic|WARNING:|BUG:|Oops|general protection fault|UBSAN:|ODEBUG:'
-alarms+='|detected stall|blocked for more than|scheduling while atomic|list_(add|del) corruption'
+alarms+='|detected (expedited )?stall|blocked for more than|soft lockup|scheduling while atomic|list_(add|del) corruption'
 kcsan_other=()
 while IFS= read -r l; do
 	# --kcsan-ours: a data race fails the run only if it names a function
@@ -59,9 +59,10 @@ while IFS= read -r l; do
 		funcs=${l#*BUG: KCSAN: }
 		funcs=${funcs#* in }
 		ours=0
-		for f in ${funcs//\// }; do
+		read -ra fl <<<"${funcs//\// }"
+		for f in "${fl[@]}"; do
 			f=${f%%+*}
-			grep -qxF -- "$f" "$kcsan_ours" && ours=1
+			if grep -qxF -- "$f" "$kcsan_ours"; then ours=1; fi
 		done
 		if [ "$ours" = 1 ]; then
 			problems+=("kernel: $l (a function of the series)")

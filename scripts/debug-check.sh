@@ -21,7 +21,7 @@ case "$kernel" in
 debug)
 	cases=(
 		'lockdep|WARNING: possible circular locking dependency'
-		'kasan|BUG: KASAN: slab-out-of-bounds in provoke_kasan'
+		'kasan|BUG: (KASAN: slab-out-of-bounds|KFENCE: out-of-bounds write) in provoke_kasan'
 		'ubsan-shift|UBSAN: shift-out-of-bounds'
 		'ubsan-bounds|UBSAN: array-index-out-of-bounds'
 		'sleep|BUG: sleeping function called from invalid context'
@@ -36,10 +36,7 @@ kcsan)
 	cases=('race|BUG: KCSAN: data-race in provoke_race_thread.*a function of the series')
 	mkdir -p "$RESULTS"
 	# the list scripts/test.sh gives check-run.sh for the KCSAN kernel
-	git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | while read -r f; do
-		o=$kout/${f%.c}.o
-		if [ -f "$o" ]; then nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }'; fi
-	done | sort -u >"$RESULTS/kcsan-ours.txt"
+	series_functions "$kout" >"$RESULTS/kcsan-ours.txt"
 	;;
 *) die "debug-check.sh: say debug or kcsan, not '$kernel'" ;;
 esac

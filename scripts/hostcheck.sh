@@ -144,6 +144,8 @@ for l in 'WARNING: possible circular locking dependency detected' \
 	'ODEBUG: init active (active state 0) object: 0000000012345678 object type: hrtimer' \
 	'rcu: INFO: rcu_preempt self-detected stall on CPU' \
 	'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' \
+	'rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 1-... }' \
+	'watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [tod_core:90]' \
 	'BUG: sleeping function called from invalid context at kernel/locking/mutex.c:586' \
 	'BUG: scheduling while atomic: insmod/88/0x00000002' \
 	'list_del corruption. prev->next should be 0000, but was 0001' \

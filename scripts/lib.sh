@@ -38,3 +38,25 @@ need_cmd() {
 			die "'$c' is not installed: run 'make deps' as root (or see 'make help')"
 	done
 }
+
+# series_functions KOUT: the functions of the series as built in KOUT, for
+# judging KCSAN reports: every function of a C file the series adds, and of
+# a stock file it changes only the functions named on its added lines.
+# Compiler clones (name.constprop.0, .isra, .cold) are left out: their base
+# names are shared with copies in other files.
+series_functions() {
+	local f o
+	{
+		git -C "$KSRC" diff --name-only --diff-filter=A base..HEAD -- '*.c' | while read -r f; do
+			o=$1/${f%.c}.o
+			if [ -f "$o" ]; then nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }'; fi
+		done
+		git -C "$KSRC" diff --name-only --diff-filter=M base..HEAD -- '*.c' | while read -r f; do
+			o=$1/${f%.c}.o
+			[ -f "$o" ] || continue
+			nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }' |
+				grep -wFf - <(git -C "$KSRC" diff base..HEAD -- "$f" | grep '^+' |
+					grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u) || true
+		done
+	} | grep -v '\.' | sort -u
+}

@@ -16,16 +16,6 @@ set -euo pipefail
 
 tmo=${1:-900}
 "$TOP/scripts/check-lists.sh"
-# series_functions KOUT: the functions defined by the C files the series
-# touches, as built in KOUT (what a KCSAN report must name to fail).
-series_functions() {
-	local f o
-	git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | while read -r f; do
-		o=$1/${f%.c}.o
-		if [ -f "$o" ]; then nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }'; fi
-	done | sort -u
-}
-
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac

@@ -943,7 +943,7 @@ static int64_t sw_slack(int64_t r)
  * to or from jiffies may seem to lose or gain one tick more (the storm's
  * "ahead" rule checks that jiffies never really runs ahead).
  */
-#define SW_LOSS_MAX	(100 * 1000)
+#define SW_LOSS_MAX	(200 * 1000)
 #define SW_GAIN_MAX	(5 * 1000)
 
 struct sw_loss {

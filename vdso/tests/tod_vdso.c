@@ -218,17 +218,6 @@ static int set_source(const char *name)
 	return ret;
 }
 
-static int in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	for (p = list; (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
-			return 1;
-	return 0;
-}
-
 /* Current and available timesources; the case fails without them. */
 static void need_sysfs(char *cur, size_t clen, char *avail, size_t alen)
 {
@@ -1037,7 +1026,7 @@ static void case_switch(int argc, char **argv)
 	need_sysfs(orig, sizeof(orig), avail, sizeof(avail));
 	need_vdso();
 	for (j = 0; j < ARRAY_SIZE(order); j++) {
-		if (in_list(avail, order[j])) {
+		if (in_word_list(avail, order[j])) {
 			if (!strcmp(order[j], orig))
 				start = nrot + 1;
 			rot[nrot++] = order[j];
@@ -1416,7 +1405,7 @@ static void case_hpetpage(int argc, char **argv)
 	check_hpet_page(page, cur, "as booted");
 
 	/* Then the other state: to the HPET and back, or away and back. */
-	if (!in_list(avail, "hpet") || geteuid()) {
+	if (!in_word_list(avail, "hpet") || geteuid()) {
 		ksft_test_result_skip("no switch: %s\n", geteuid() ? "not root" : "hpet not available");
 		ksft_test_result_skip("no switch back\n");
 		ksft_test_result_skip("no switch away from a mapped HPET page\n");
@@ -1425,7 +1414,7 @@ static void case_hpetpage(int argc, char **argv)
 	if (strcmp(cur, "hpet"))
 		snprintf(other, sizeof(other), "hpet");
 	else
-		snprintf(other, sizeof(other), "%s", in_list(avail, "tsc") ? "tsc" : "jiffies");
+		snprintf(other, sizeof(other), "%s", in_word_list(avail, "tsc") ? "tsc" : "jiffies");
 	ret = set_source(other);
 	if (ret)
 		ksft_test_result_fail("switching to %s: %s\n", other, strerror(-ret));
@@ -1438,7 +1427,7 @@ static void case_hpetpage(int argc, char **argv)
 		check_hpet_page(page, cur, "after switching back");
 
 	/* to the HPET, map the page in a child, switch away: the child loses it */
-	snprintf(other, sizeof(other), "%s", in_list(avail, "tsc") ? "tsc" : "jiffies");
+	snprintf(other, sizeof(other), "%s", in_word_list(avail, "tsc") ? "tsc" : "jiffies");
 	ret = set_source("hpet");
 	if (ret) {
 		ksft_test_result_fail("switching to hpet: %s\n", strerror(-ret));
@@ -1872,13 +1861,13 @@ static void case_hpetrevoke(int argc, char **argv)
 	need_sysfs(cur, sizeof(cur), avail, sizeof(avail));
 	if (nproc < 1)
 		ksft_exit_fail_msg("NPROC must be at least 1 (got '%s')\n", argv[2]);
-	if (geteuid() || !in_list(avail, "hpet"))
+	if (geteuid() || !in_word_list(avail, "hpet"))
 		ksft_exit_fail_msg("hpetrevoke needs root and the hpet timesource (%s)\n",
 				   geteuid() ? "not root" : "hpet not available");
 	if (find_vvar(&start, &end))
 		ksft_exit_fail_msg("no [vvar] in /proc/self/maps\n");
 	page = start + HPET_PAGE * PAGE;
-	snprintf(away, sizeof(away), "%s", in_list(avail, "tsc") ? "tsc" : "jiffies");
+	snprintf(away, sizeof(away), "%s", in_word_list(avail, "tsc") ? "tsc" : "jiffies");
 	snprintf(restore_src, sizeof(restore_src), "%s", cur);
 	restore_pid = getpid();
 	atexit(restore_source);

@@ -28,7 +28,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel kernel-debug kernel-kcsan test-kcsan debug-check guest-bin initramfs test bench bench-host shell run patches \
+.PHONY: help deps tree kernel kernel-debug kernel-kcsan check test-kcsan debug-check guest-bin initramfs test bench bench-host shell run patches \
 	checkpatch hostcheck harness-check series-check shellcheck clean distclean
 
 help:
@@ -36,6 +36,8 @@ help:
 	@echo
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
 	@echo "                   (boots.list: six boots of the kernel, one of the debug kernel's stress set)"
+	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
+	@echo "                   (each tod id, one switch, adjtimex, /dev/tod0); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
@@ -153,6 +155,12 @@ initramfs: guest-bin
 # --- running the guest --------------------------------------------------------
 test: kernel kernel-debug initramfs hostcheck
 	@scripts/test.sh $(TEST_TIMEOUT)
+
+# The inner loop: the kernel and test binaries brought up to date, then one
+# boot of the normal kernel with KUnit and the smoke set ('check' in
+# guest/tests.list). Not a substitute for 'make test'.
+check: kernel initramfs
+	@ONLY=check scripts/test.sh $(TEST_TIMEOUT)
 
 # The debug stress set (less S3) on the KCSAN kernel, then the data race of
 # provoke=race: a race in a function of the series fails, others are listed.

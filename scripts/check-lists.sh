@@ -24,10 +24,11 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 	FILENAME == B {
 		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
 		boot[$1] = 1
-		if ($2 ~ /^@/) {
-			frag = dir "/kernel-" substr($2, 2) ".config"
+		k = $2 == "on-demand" ? $3 : $2
+		if (k ~ /^@/) {
+			frag = dir "/kernel-" substr(k, 2) ".config"
 			if ((getline junk < frag) < 0)
-				print FILENAME ":" FNR ": boot " $1 " wants kernel " $2 ", but there is no " frag
+				print FILENAME ":" FNR ": boot " $1 " wants kernel " k ", but there is no " frag
 			close(frag)
 		}
 		next

@@ -6,15 +6,19 @@
 # word is @NAME boots the kernel of build/kbuild-NAME (make kernel-NAME).
 # Ends with the total "N passed, N failed[, N skipped]" and a non-zero
 # status if any boot failed.
-# Usage: test.sh [TIMEOUT_PER_BOOT]
-#   ONLY=NAME      runs one boot. A boot of a KCSAN kernel runs only when
-#                  ONLY names it (make test-kcsan); its data races fail the
-#                  run only when they name a function of the series.
+# Usage: test.sh [TIMEOUT_PER_BOOT | --list]
+#   --list         prints the boots that would run (NAME KOUT PARAMS), no boot
+#   ONLY=NAME      runs one boot. A boot marked on-demand in boots.list
+#                  runs only when ONLY names it (make check, make
+#                  test-kcsan). On a KCSAN kernel data races fail the run
+#                  only when they name a function of the series.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tmo=${1:-900}
+tmo=${1:-900} list=0
+[ "$tmo" = --list ] && list=1
+[[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 while read -r name params; do
@@ -22,18 +26,24 @@ while read -r name params; do
 	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then
 		continue
 	fi
+	if [[ $params == on-demand || $params == "on-demand "* ]]; then
+		[ "${ONLY:-}" = "$name" ] || continue
+		params=${params#on-demand}
+		params=${params# }
+	fi
 	kernel=default kout=$KOUT
 	if [[ $params == @* ]]; then
 		read -r kernel params <<<"$params"
 		kernel=${kernel#@}
 		kout=$BUILD/kbuild-$kernel
-		# KCSAN: too slow for every 'make test'; make test-kcsan names it
-		if [ "$kernel" = kcsan ] && [ "${ONLY:-}" != "$name" ]; then
-			continue
-		fi
-		[ -f "$kout/arch/x86/boot/bzImage" ] ||
-			die "boot $name wants the kernel of ${kout#"$TOP"/}, which is not built: run 'make kernel-$kernel'"
 	fi
+	if [ "$list" = 1 ]; then
+		first=0
+		echo "$name ${kout#"$TOP"/} $params"
+		continue
+	fi
+	[ "$kernel" = default ] || [ -f "$kout/arch/x86/boot/bzImage" ] ||
+		die "boot $name wants the kernel of ${kout#"$TOP"/}, which is not built: run 'make kernel-$kernel'"
 	# the skips this boot must show (guest/skips.list), and no others
 	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips")
@@ -60,6 +70,9 @@ while read -r name params; do
 	[ "$rc" = 0 ] || bad+=("$name")
 done <"$TOP/guest/boots.list"
 
+if [ "$list" = 1 ] && [ "$first" = 0 ]; then
+	exit 0
+fi
 if [ "$first" = 1 ]; then
 	bad+=("${ONLY:-(none)}")
 	echo "ERROR: no boot ran: ONLY='${ONLY:-}' names none of $(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")(guest/boots.list)" >&2

@@ -5,18 +5,25 @@
 # its exit status. A program that fails with no "not ok" of its own still
 # fails here.
 #
-# tests.list: one test a line, "BOOT NAME TIMEOUT COMMAND [ARGS...]"; only
-# the lines of this boot (newtod.boot= on the command line) run.
+# tests.list: one test a line, "BOOTS NAME TIMEOUT COMMAND [ARGS...]",
+# BOOTS one boot or several joined by commas; only the lines of this boot
+# (newtod.boot= on the command line) run. TESTS_DIR and NEWTOD_BOOT
+# replace /tests and the command line's boot (make hostcheck runs it so).
 set -u
-list=/tests/tests.list
+dir=${TESTS_DIR:-/tests}
+list=$dir/tests.list
 selftest=${1:-}
 boot=default
 # shellcheck disable=SC2013 # the command line is words, not lines
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in newtod.boot=*) boot=${arg#newtod.boot=} ;; esac
 done
-grep -v '^[[:space:]]*\(#\|$\)' "$list" | awk -v b="$boot" '$1 == b { $1 = ""; print }' >/tmp/tests.this
-n=$(wc -l </tmp/tests.this)
+boot=${NEWTOD_BOOT:-$boot}
+tmp=$(mktemp -d) || exit 1
+grep -v '^[[:space:]]*\(#\|$\)' "$list" |
+	awk -v b="$boot" '{ n = split($1, t, ","); for (i = 1; i <= n; i++) if (t[i] == b) { $1 = ""; print; next } }' \
+	>"$tmp/tests.this"
+n=$(wc -l <"$tmp/tests.this")
 [ "$selftest" = fail ] && n=$((n + 1))
 
 echo "TAP version 13"
@@ -27,10 +34,10 @@ while read -r name tmo cmd; do
 	i=$((i + 1))
 	echo "# selftest: $name"
 	start=$(cut -d' ' -f1 /proc/uptime)
-	rm -f /tmp/rc
+	rm -f "$tmp/rc"
 	# shellcheck disable=SC2086 # cmd holds the command and its arguments
-	{ (cd /tests && timeout -k 5 "$tmo" $cmd </dev/null) 2>&1; echo "$?" >/tmp/rc; } | sed 's/^/# /'
-	rc=$(cat /tmp/rc 2>/dev/null)
+	{ (cd "$dir" && timeout -k 5 "$tmo" $cmd </dev/null) 2>&1; echo "$?" >"$tmp/rc"; } | sed 's/^/# /'
+	rc=$(cat "$tmp/rc" 2>/dev/null)
 	[ -n "$rc" ] || rc=255
 	secs=$(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
 	case "$rc" in
@@ -39,10 +46,11 @@ while read -r name tmo cmd; do
 	124 | 137 | 143) echo "not ok $i $name # TIMEOUT ${tmo}s" ;;
 	*) echo "not ok $i $name # exit=$rc" ;;
 	esac
-done </tmp/tests.this
+done <"$tmp/tests.this"
 if [ "$selftest" = fail ]; then
 	echo "# selftest: harness-selftest-fail"
 	echo "# 1..1"
 	echo "# not ok 1 newtod.selftest=fail: a test that always fails"
 	echo "not ok $n harness-selftest-fail # exit=1"
 fi
+rm -rf "$tmp"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check the lists that drive 'make test' against each other, so that no
 # line is silently never run:
-#   - every boot tag of tests.list names a boot of boots.list;
+#   - every boot tag of tests.list (one, or several joined by commas)
+#     names a boot of boots.list;
 #   - a boot's @KERNEL has its fragment, kernel-KERNEL.config, beside boots.list;
 #   - boot names are unique, and test names unique within a boot;
 #   - every skips.list line names a boot and a test of that boot;
@@ -38,9 +39,14 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 			print FILENAME ":" FNR ": want BOOT NAME TIMEOUT COMMAND [ARGS...], TIMEOUT in seconds"
 			next
 		}
-		if (!($1 in boot)) print FILENAME ":" FNR ": boot tag " $1 " is not in " B ": this line would never run"
-		if (($1 SUBSEP $2) in test) print FILENAME ":" FNR ": test " $2 " appears twice in boot " $1
-		test[$1, $2] = 1
+		nb = split($1, tags, ",")
+		for (i = 1; i <= nb; i++) {
+			if (!(tags[i] in boot))
+				print FILENAME ":" FNR ": boot tag \"" tags[i] "\" is not in " B ": this line would never run there"
+			if ((tags[i] SUBSEP $2) in test)
+				print FILENAME ":" FNR ": test " $2 " appears twice in boot " tags[i]
+			test[tags[i], $2] = 1
+		}
 		next
 	}
 	FILENAME == S {

@@ -224,6 +224,30 @@ lists_ "an on-demand boot of a kernel with its fragment passes" 0 \
 	"dbg a 10 ./a" "dbg on-demand @dbg" ""
 lists_ "a test named twice in one boot fails" 1 \
 	"default a 10 ./a"$'\n'"default a 10 ./a x" "default" ""
+lists_ "a comma list of boots passes when each is in boots.list" 0 \
+	"b1,b2 a 10 ./a"$'\n'"b2 c 10 ./c" "b1"$'\n'"b2" ""
+lists_ "a comma list with one boot missing from boots.list fails" 1 \
+	"b1,typo a 10 ./a" "b1" ""
+lists_ "a comma list that repeats a boot's test fails" 1 \
+	"b1,b2 a 10 ./a"$'\n'"b2 a 10 ./a" "b1"$'\n'"b2" ""
+
+# The guest runner on the host: a comma-list line runs in each of its boots.
+runner_() { # runner_ NAME BOOT EXPECTED_RESULT_LINES
+	local got
+	mkdir -p "$tmp/rt"
+	printf '%s\n' "b1,b2 t1 10 true" "b2 t2 10 false" "b3,b1 t3 10 true" "# b1 t4 10 false" \
+		>"$tmp/rt/tests.list"
+	got=$(TESTS_DIR="$tmp/rt" NEWTOD_BOOT="$2" sh "$TOP/guest/run-tests.sh" 2>&1 |
+		grep -E '^(1\.\.|(not )?ok )' | sed 's/ # .*//' | tr '\n' ';') || true
+	if [ "$got" = "$3" ]; then
+		ok "$1"
+	else
+		notok "$1: got '$got', expected '$3'"
+	fi
+}
+runner_ "run-tests.sh: boot b1 runs the lines that name it, in order" b1 "1..2;ok 1 t1;ok 2 t3;"
+runner_ "run-tests.sh: boot b2 runs its two lines" b2 "1..2;ok 1 t1;not ok 2 t2;"
+runner_ "run-tests.sh: a boot no line names runs nothing" b4 "1..0;"
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then

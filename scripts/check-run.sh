@@ -53,26 +53,46 @@ alarms='Kernel panic|WARNING:|BUG:|Oops|general protection fault|UBSAN:|ODEBUG:'
 alarms+='|detected (expedited )?stall|blocked for more than|soft lockup|scheduling while atomic|list_(add|del) corruption'
 kcsan_other=()
 while IFS= read -r l; do
-	# --kcsan-ours: a data race fails the run only if it names a function
-	# of the series; the others are listed
+	# --kcsan-ours: data races are judged below, report by report
 	if [ -n "$kcsan_ours" ] && [[ $l == *"BUG: KCSAN:"* ]]; then
-		funcs=${l#*BUG: KCSAN: }
-		funcs=${funcs#* in }
-		ours=0
-		read -ra fl <<<"${funcs//\// }"
-		for f in "${fl[@]}"; do
-			f=${f%%+*}
-			if grep -qxF -- "$f" "$kcsan_ours"; then ours=1; fi
-		done
-		if [ "$ours" = 1 ]; then
-			problems+=("kernel: $l (a function of the series)")
-		else
-			kcsan_other+=("$l")
-		fi
 		continue
 	fi
 	if [ "${#problems[@]}" -lt 8 ]; then problems+=("kernel: $l"); fi
 done < <(tr -d '\r' <"$serial" | grep -aE "$alarms" || true)
+# A KCSAN report, from its "BUG: KCSAN:" title to the closing line of
+# '=', fails the run if its title or any frame of either access's stack
+# names a function of the series (a race in stock code reached from ours
+# counts); the others are listed. Each report becomes one line: the title,
+# a tab, the functions of the title and of the frames ("name+0x12/0x40").
+if [ -n "$kcsan_ours" ]; then
+	while IFS=$'\t' read -r title funcs; do
+		ours=''
+		for f in $funcs; do
+			if grep -qxF -- "$f" "$kcsan_ours"; then ours=$f; break; fi
+		done
+		if [ -n "$ours" ]; then
+			problems+=("kernel: $title (names $ours, a function of the series)")
+		else
+			kcsan_other+=("$title")
+		fi
+	done < <(tr -d '\r' <"$serial" | sed 's/^\[ *[0-9.]*\] //' | awk '
+		function flush() { if (title != "") print title "\t" funcs; title = "" }
+		/BUG: KCSAN:/ {
+			flush()
+			title = substr($0, index($0, "BUG: KCSAN:"))
+			t = title; sub(/.* in /, "", t); gsub(/\//, " ", t)
+			funcs = ""
+			n = split(t, w, " ")
+			for (i = 1; i <= n; i++) { sub(/\+.*/, "", w[i]); funcs = funcs " " w[i] }
+			next
+		}
+		title != "" && /^=+$/ { flush(); next }
+		title != "" && match($0, /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/) {
+			f = substr($0, RSTART, RLENGTH); sub(/^ */, "", f); sub(/\+.*/, "", f)
+			funcs = funcs " " f
+		}
+		END { flush() }')
+fi
 if [ ${#kcsan_other[@]} -gt 0 ]; then
 	echo "KCSAN reports outside the series (listed, not failed):"
 	printf '%s\n' "${kcsan_other[@]}" | sed 's/^.*BUG: KCSAN: /  /' | sort | uniq -c

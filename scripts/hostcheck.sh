@@ -156,10 +156,28 @@ for l in 'WARNING: possible circular locking dependency detected' \
 done
 printf 'tod_read\ntod_safety_fn\n' >"$tmp/ours"
 case_ "KCSAN: a data race naming a function of the series fails" 1 \
-	"FAIL: kernel: BUG: KCSAN: data-race in timekeeping_advance / tod_read (a function of the series)" \
+	"FAIL: kernel: BUG: KCSAN: data-race in timekeeping_advance / tod_read (names tod_read, a function of the series)" \
 	"BUG: KCSAN: data-race in timekeeping_advance / tod_read" "$DONE0" --kcsan-ours "$tmp/ours"
 case_ "KCSAN: a data race elsewhere is listed, not failed" 0 "      1   data-race in foo / bar" \
 	"BUG: KCSAN: data-race in foo / bar" "$DONE0" --kcsan-ours "$tmp/ours"
+# a whole report: the series' function only in a stack frame
+kcsan_report() { # kcsan_report FRAME_OF_THE_READ
+	printf '%s\n' '[   12.000] ==================================================================' \
+		'[   12.001] BUG: KCSAN: data-race in hrtimer_run_queues / ktime_get' '[   12.002] ' \
+		'[   12.003] write to 0xffff888003e1c0 of 8 bytes by interrupt on cpu 0:' \
+		'[   12.004]  hrtimer_run_queues+0x1c2/0x300' '[   12.005]  update_process_times+0x80/0xd0' \
+		'[   12.006] ' '[   12.007] read to 0xffff888003e1c0 of 8 bytes by task 91 on cpu 1:' \
+		"[   12.008]  ktime_get+0x21/0x90" "[   12.009]  $1" \
+		'[   12.010] ' '[   12.011] Reported by Kernel Concurrency Sanitizer on:' \
+		'[   12.012] ==================================================================' \
+		'[   12.013]  tod_read+0x10/0x20 (a frame after the report: not part of it)'
+}
+case_ "KCSAN: a report whose stack names a function of the series fails" 1 \
+	"FAIL: kernel: BUG: KCSAN: data-race in hrtimer_run_queues / ktime_get (names tod_safety_fn, a function of the series)" \
+	"$(kcsan_report 'tod_safety_fn+0x4a/0x120')" "$DONE0" --kcsan-ours "$tmp/ours"
+case_ "KCSAN: a report whose stack names only stock functions is listed, not failed" 0 \
+	"      1   data-race in hrtimer_run_queues / ktime_get" \
+	"$(kcsan_report 'do_nanosleep+0x4a/0x120')" "$DONE0" --kcsan-ours "$tmp/ours"
 case_ "KCSAN: a report of the debug kernel (no --kcsan-ours) fails" 1 "" \
 	"BUG: KCSAN: data-race in foo / bar" "$DONE0"
 case_ "missing marker fails" 1 "" "x" "$TAP_PASS" --tap

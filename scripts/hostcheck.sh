@@ -189,6 +189,30 @@ case_ "no TAP at all fails" 1 "" "x" "$DONE0" --tap
 case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
 	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
 
+# series_functions (lib.sh) on a small tree: what the series defines, not
+# what it calls.
+sf=$tmp/sf
+mkdir -p "$sf/o"
+git init -q "$sf"
+printf '%s\n' 'static inline int stock_inl(int x) { return x + 1; }' >"$sf/old.h"
+printf '%s\n' '#include "old.h"' 'int a(int x)' '{' '	return stock_inl(x);' '}' \
+	'int b(int x)' '{' '	return x;' '}' >"$sf/stock.c"
+git -C "$sf" add . && git -C "$sf" -c user.name=t -c user.email=t@t commit -qm base && git -C "$sf" tag base
+printf '%s\n' 'static inline int new_inl(int x)' '{' '	return x * 2;' '}' >"$sf/new.h"
+printf '%s\n' '#include "old.h"' '#include "new.h"' 'int ours(int x);' 'int ours(int x)' '{' \
+	'	return stock_inl(x) + new_inl(x);' '}' \
+	'#define MAKE(n) int n##_made(void) { return 0; }' 'MAKE(gen)' >"$sf/new.c"
+printf '%s\n' '#include "old.h"' 'int ours(int x);' 'int a(int x)' '{' '	return stock_inl(x);' '}' \
+	'int b(int x)' '{' '	return ours(x);' '}' 'int c(int x)' '{' '	return x;' '}' >"$sf/stock.c"
+git -C "$sf" add . && git -C "$sf" -c user.name=t -c user.email=t@t commit -qm series
+gcc -O0 -c -o "$sf/o/new.o" "$sf/new.c" && gcc -O0 -c -o "$sf/o/stock.o" "$sf/stock.c"
+got=$(KSRC=$sf series_functions "$sf/o" | tr '\n' ' ')
+if [ "$got" = "c gen_made new_inl ours " ]; then
+	ok "series_functions: the series' definitions, its headers' inlines and macro-made functions, not stock ones it calls: $got"
+else
+	notok "series_functions: got '$got', expected 'c gen_made new_inl ours ' (not a, b, stock_inl)"
+fi
+
 # The lists: a tests.list line whose boot is not in boots.list never runs.
 lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES]
 	local rc=0

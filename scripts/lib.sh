@@ -40,23 +40,35 @@ need_cmd() {
 }
 
 # series_functions KOUT: the functions of the series as built in KOUT, for
-# judging KCSAN reports: every function of a C file the series adds, and of
-# a stock file it changes only the functions named on its added lines.
+# judging KCSAN reports: the functions its C files define, from each
+# object's symbols. A definition is a name with a '(' on a line of the
+# series' that starts in column 0 and does not end in ';' (a definition's
+# head; calls are indented, prototypes end in ';'). In a file the series
+# adds, the inlines of the headers it adds count as its own, and a symbol
+# its source never names is kept too (made by a macro); an out-of-line
+# copy of a stock header's inline, which the source only calls, is not.
+# In a stock file it changes, only its added lines count.
 # Compiler clones (name.constprop.0, .isra, .cold) are left out: their base
 # names are shared with copies in other files.
 series_functions() {
 	local f o
+	defined() { grep -E '^\+?[A-Za-z_]' | grep -vE ';[[:space:]]*$' |
+		grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | sort -u; }
+	symbols() { nm --defined-only "$1" | awk '$2 ~ /^[tTW]$/ { print $3 }' | sort -u; }
+	local hdrs=()
+	while read -r f; do hdrs+=("$KSRC/$f"); done < <(git -C "$KSRC" diff --name-only --diff-filter=A base..HEAD -- '*.h')
 	{
 		git -C "$KSRC" diff --name-only --diff-filter=A base..HEAD -- '*.c' | while read -r f; do
 			o=$1/${f%.c}.o
-			if [ -f "$o" ]; then nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }'; fi
+			[ -f "$o" ] || continue
+			# defined here or in a header of the series, or never named in the source
+			symbols "$o" | grep -xFf <(cat "$KSRC/$f" "${hdrs[@]}" | defined) || true
+			symbols "$o" | grep -vwFf <(grep -oE '[A-Za-z_][A-Za-z0-9_]*' "$KSRC/$f" | sort -u) || true
 		done
 		git -C "$KSRC" diff --name-only --diff-filter=M base..HEAD -- '*.c' | while read -r f; do
 			o=$1/${f%.c}.o
 			[ -f "$o" ] || continue
-			nm --defined-only "$o" | awk '$2 ~ /^[tTW]$/ { print $3 }' |
-				grep -wFf - <(git -C "$KSRC" diff base..HEAD -- "$f" | grep '^+' |
-					grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u) || true
+			symbols "$o" | grep -xFf <(git -C "$KSRC" diff base..HEAD -- "$f" | grep '^+' | defined) || true
 		done
 	} | grep -v '\.' | sort -u
 }

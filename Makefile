@@ -106,9 +106,9 @@ $(GBIN)/lib/libtod.a: $(GBIN)/lib/tod.o $(GBIN)/lib/parse_vdso.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO)
+$(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) guest/tests/todtest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)

@@ -127,11 +127,6 @@ static int ncases;
 static int selfcheck;
 static void *ro_page, *edge_page;
 
-static int adj(clockid_t c, struct timex *tx)
-{
-	return syscall(SYS_clock_adjtime, c, tx);
-}
-
 /* ------------------------------------------------------------------ */
 /* Timing: the arc of the second in which every case runs.             */
 

@@ -160,7 +160,7 @@ static void *vdso_reader(void *arg)
 			atomic_fetch_add(&vdso_errors, 1);
 			continue;
 		}
-		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		now = ts_ns(&ts);
 		if (now < prev)
 			atomic_fetch_add(&vdso_backwards, 1);
 		prev = now;

@@ -30,34 +30,7 @@
 #include "kselftest.h"
 #include "todtest.h"
 
-#define SYSFS TOD_SYSFS
-
 static int rate_secs = 5;
-
-static int sysfs_write(const char *file, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), SYSFS "%s", file);
-	return write_file(path, val);
-}
-
-static int sysfs_read(const char *file, char *buf, size_t len)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), SYSFS "%s", file);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, len, f)) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
 
 static long monotonic_on_cpus(long iters)
 {
@@ -67,11 +40,7 @@ static long monotonic_on_cpus(long iters)
 	long bad = 0, i;
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
+		pin_cpu(cpu);	/* best effort: on failure, this round runs on the last CPU */
 		for (k = 0; k < 4; k++) {
 			int64_t prev = ns_of(ids[k]), now;
 
@@ -101,18 +70,18 @@ static void test_source(const char *name)
 	 * moves by whole ticks (it counts ticks, and starts at the next one),
 	 * so a tick that falls between the two readings is allowed.
 	 */
-	sysfs_read("current_timesource", cur, sizeof(cur));
+	tod_sysfs_read("current_timesource", cur, sizeof(cur));
 	tick = !strcmp(name, "jiffies") || !strcmp(cur, "jiffies");
 	raw_before = ns_of(CLOCK_MONOTONIC_RAW);
 	t_before = ns_of(CLOCK_TOD_MONOTONIC);
-	ret = sysfs_write("current_timesource", name);
+	ret = tod_sysfs_write("current_timesource", name);
 	t_after = ns_of(CLOCK_TOD_MONOTONIC);
 	raw_after = ns_of(CLOCK_MONOTONIC_RAW);
 	if (ret) {
 		ksft_test_result_fail("%s: switching through sysfs: %s\n", name, strerror(-ret));
 		return;
 	}
-	sysfs_read("current_timesource", cur, sizeof(cur));
+	tod_sysfs_read("current_timesource", cur, sizeof(cur));
 	ksft_test_result(!strcmp(cur, name), "%s: current_timesource reads back '%s'\n", name, cur);
 	ksft_test_result(t_after >= t_before &&
 			 t_after - t_before <= raw_after - raw_before + 1000 + (tick ? 4000000 : 0),
@@ -171,7 +140,7 @@ static void test_errors(void)
 	errno = 0;
 	ksft_test_result(syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, (void *)8) == -1 &&
 			 errno == EFAULT, "clock_gettime(CLOCK_TOD_REALTIME, bad pointer) fails with EFAULT\n");
-	ksft_test_result(sysfs_write("current_timesource", "no-such-source") == -EINVAL,
+	ksft_test_result(tod_sysfs_write("current_timesource", "no-such-source") == -EINVAL,
 			 "writing an unknown name to current_timesource fails with EINVAL\n");
 	ksft_test_result(syscall(SYS_clock_getres, CLOCK_TOD_MONOTONIC, &ts) == 0 && ts.tv_sec == 0 &&
 			 ts.tv_nsec >= 1, "clock_getres(CLOCK_TOD_MONOTONIC) = %ld ns\n", ts.tv_nsec);
@@ -205,7 +174,7 @@ static void test_errors(void)
 		syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
 		if (syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &now) != -1 || errno != EPERM)
 			_exit(1);
-		if (sysfs_write("current_timesource", "jiffies") != -EPERM)
+		if (tod_sysfs_write("current_timesource", "jiffies") != -EPERM)
 			_exit(2);
 		_exit(0);
 	}
@@ -224,9 +193,9 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		rate_secs = atoi(argv[1]);
 	ksft_print_header();
-	if (sysfs_read("available_timesource", avail, sizeof(avail)) ||
-	    sysfs_read("current_timesource", orig, sizeof(orig)))
-		ksft_exit_fail_msg("no " SYSFS ": is CONFIG_NEWTOD on?\n");
+	if (tod_sysfs_read("available_timesource", avail, sizeof(avail)) ||
+	    tod_sysfs_read("current_timesource", orig, sizeof(orig)))
+		ksft_exit_fail_msg("no " TOD_SYSFS ": is CONFIG_NEWTOD on?\n");
 	ksft_print_msg("available: %s; current: %s\n", avail, orig);
 	for (tok = avail; *tok; tok++)
 		n += *tok == ' ';
@@ -246,8 +215,8 @@ int main(int argc, char **argv)
 
 	for (tok = strtok_r(avail, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		test_source(tok);
-	sysfs_write("current_timesource", orig);
+	tod_sysfs_write("current_timesource", orig);
 	test_errors();
-	sysfs_write("current_timesource", orig);
+	tod_sysfs_write("current_timesource", orig);
 	ksft_finished();
 }

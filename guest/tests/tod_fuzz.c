@@ -59,23 +59,8 @@
 #define MAXERRNO	256
 #define EPISODE_EVERY	20000		/* calls between leap second episodes */
 
-typedef int (*cgt_fn)(clockid_t, struct timespec *);
-
 static cgt_fn v_tod;
 static atomic_int stop;
-
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NSEC + ts->tv_nsec;
-}
-
-static int64_t raw(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return ts_ns(&ts);
-}
 
 /* --- random ---------------------------------------------------------------- */
 
@@ -228,15 +213,6 @@ struct reader {
 	int64_t back_d, ahead_d, ahead_bound, max_d;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t s;
-
-	CPU_ZERO(&s);
-	CPU_SET(cpu, &s);
-	sched_setaffinity(0, sizeof(s), &s);
-}
-
 static void check_mono(struct reader *r, int64_t d, int64_t bound_raw)
 {
 	int64_t bound = bound_raw + bound_raw / 100 * 11 + MSEC;
@@ -258,10 +234,11 @@ static void *reader_fn(void *arg)
 	struct timespec ts;
 	int64_t prev = -1, prev_ra = 0;
 
+	/* best effort: unpinned, the reader still checks the clocks */
 	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		pin(1);
+		pin_cpu(1);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		int64_t ra = raw(), mv, ms, rb;
+		int64_t ra = raw_ns(), mv, ms, rb;
 		int e;
 
 		e = v_tod(CLOCK_TOD_MONOTONIC, &ts);
@@ -276,7 +253,7 @@ static void *reader_fn(void *arg)
 			r->rt_err++;
 		else if (ts.tv_nsec < 0 || ts.tv_nsec >= NSEC)
 			r->rt_bad++;
-		rb = raw();
+		rb = raw_ns();
 		if (prev >= 0)
 			check_mono(r, mv - prev, rb - prev_ra);
 		check_mono(r, ms - mv, rb - ra);
@@ -346,17 +323,12 @@ static void leap_episode(void)
 	ts.tv_nsec = NSEC - 20 * MSEC;
 	syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 	tx = (struct timex){ .modes = ADJ_STATUS, .status = STA_PLL };
-	syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	tx = (struct timex){ .modes = ADJ_STATUS | ADJ_MAXERROR, .status = ins ? STA_INS : STA_DEL };
-	syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 }
 
 /* --- main ---------------------------------------------------------------------- */
-
-static int adj(struct timex *tx)
-{
-	return syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, tx);
-}
 
 int main(int argc, char **argv)
 {
@@ -375,7 +347,7 @@ int main(int argc, char **argv)
 	size_t o;
 
 	if (!seed)
-		seed = (uint64_t)raw() ^ ((uint64_t)getpid() << 32);
+		seed = (uint64_t)raw_ns() ^ ((uint64_t)getpid() << 32);
 	rs = seed ? seed : 1;
 
 	ksft_print_header();
@@ -395,23 +367,23 @@ int main(int argc, char **argv)
 		ksft_print_msg("writing to /dev/kmsg: %s\n", strerror(errno));
 	if (wfd >= 0)
 		close(wfd);
-	if (adj(&init) < 0)
+	if (adj(CLOCK_TOD_REALTIME, &init) < 0)
 		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
 
-	pin(0);
+	pin_cpu(0);	/* best effort, as for the reader */
 	if (pthread_create(&th, NULL, reader_fn, &rd))
 		ksft_exit_fail_msg("pthread_create\n");
 
-	t_start = raw();
+	t_start = raw_ns();
 	for (i = 0; i < n; i++) {
 		int64_t t0, t1;
 
-		int quiet = episode_end && raw() < episode_end;
+		int quiet = episode_end && raw_ns() < episode_end;
 
 		if (i % EPISODE_EVERY == EPISODE_EVERY / 2) {
 			leap_episode();
 			episodes++;
-			episode_end = raw() + 1300 * MSEC;
+			episode_end = raw_ns() + 1300 * MSEC;
 			quiet = 1;
 		}
 		if (quiet)
@@ -419,18 +391,18 @@ int main(int argc, char **argv)
 		if (!quiet && one_in(256)) {
 			struct timespec ts = rtime();
 
-			t0 = raw();
+			t0 = raw_ns();
 			ret = syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
-			t1 = raw();
+			t1 = raw_ns();
 			settimes++;
 			settime_ok += ret == 0;
 		} else {
 			rtimex(&tx);
 			if (quiet)
 				tx.modes &= ~(ADJ_STATUS | ADJ_SETOFFSET);
-			t0 = raw();
-			ret = adj(&tx);
-			t1 = raw();
+			t0 = raw_ns();
+			ret = adj(CLOCK_TOD_REALTIME, &tx);
+			t1 = raw_ns();
 			if (ret >= 0 && ret <= 5)
 				cnt_state[ret]++;
 			else if (ret < 0 && errno > 0 && errno < MAXERRNO)
@@ -446,7 +418,7 @@ int main(int argc, char **argv)
 			hang_at = i;
 		sum_call += t1 - t0;
 	}
-	t_run = raw() - t_start;
+	t_run = raw_ns() - t_start;
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
 
@@ -481,22 +453,22 @@ int main(int argc, char **argv)
 
 	/* restore: PLL on, offset 0, PLL off (TIME_OK), freq 0, tick 10000, slew 0, settime */
 	tx = (struct timex){ .modes = ADJ_STATUS, .status = STA_PLL };
-	adj(&tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	tx = (struct timex){ .modes = ADJ_OFFSET | ADJ_NANO, .offset = 0 };
-	adj(&tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	tx = (struct timex){ .modes = ADJ_STATUS | ADJ_FREQUENCY | ADJ_TICK | ADJ_TIMECONST |
 				      ADJ_TAI | ADJ_NANO | ADJ_MAXERROR | ADJ_ESTERROR,
 			     .status = STA_UNSYNC, .freq = 0, .tick = 10000, .constant = init.constant,
 			     .maxerror = init.maxerror, .esterror = init.esterror };
-	adj(&tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	tx = (struct timex){ .modes = ADJ_TAI, .constant = init.tai };
-	adj(&tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	if (!(init.status & STA_NANO)) {
 		tx = (struct timex){ .modes = ADJ_MICRO };
-		adj(&tx);
+		adj(CLOCK_TOD_REALTIME, &tx);
 	}
 	tx = (struct timex){ .modes = ADJ_OFFSET_SINGLESHOT, .offset = 0 };
-	adj(&tx);
+	adj(CLOCK_TOD_REALTIME, &tx);
 	{
 		struct timespec now;
 
@@ -510,8 +482,8 @@ int main(int argc, char **argv)
 		int64_t s1 = ns_of(CLOCK_REALTIME), off = t - (s0 + (s1 - s0) / 2);
 
 		back = (struct timex){ .modes = 0 };
-		ret = adj(&back);
-		adj(&ss);
+		ret = adj(CLOCK_TOD_REALTIME, &back);
+		adj(CLOCK_TOD_REALTIME, &ss);
 		ksft_test_result(back.freq == 0 && back.tick == 10000 && back.offset == 0 &&
 				 ss.offset == 0 && back.status == init.status &&
 				 back.constant == init.constant && back.tai == init.tai &&

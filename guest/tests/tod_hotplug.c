@@ -60,11 +60,6 @@ static const clockid_t ids[NIDS] = {
 static atomic_int stop;
 static long n_reads, n_errors, n_back;
 
-static int64_t tsns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
-
 /* CPU 0: each id by the vDSO, then by the system call, each against the
  * latest reading of that id by either path. */
 static void *reader(void *arg)
@@ -90,7 +85,7 @@ static void *reader(void *arg)
 							       path ? "syscall" : "vDSO");
 					continue;
 				}
-				v = tsns(&ts);
+				v = ts_ns(&ts);
 				if (v < prev[i] && !n_back++)
 					ksft_print_msg("clock %d by %s went back %" PRId64 " ns\n",
 						       ids[i], path ? "syscall" : "vDSO", prev[i] - v);
@@ -212,12 +207,12 @@ static int ntp_zero(void)
 	struct timex tx = { .modes = ADJ_STATUS | ADJ_OFFSET | ADJ_FREQUENCY | ADJ_TICK,
 			    .status = STA_PLL, .tick = 10000 };
 
-	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+	if (adj(CLOCK_TOD_REALTIME, &tx) < 0)
 		return -errno;
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_STATUS;
 	tx.status = STA_UNSYNC;
-	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+	if (adj(CLOCK_TOD_REALTIME, &tx) < 0)
 		return -errno;
 	return 0;
 }

@@ -87,42 +87,17 @@
 #define CTX		5		/* readings printed each side of the step */
 #define MAXPOLL		1024
 
-typedef int (*cgt_fn)(clockid_t, struct timespec *);
-
 static cgt_fn v_tod;	/* __vdso_tod_clock_gettime */
 static cgt_fn v_stock;	/* stock __vdso_clock_gettime */
 
 enum { K_VDSO, K_SYS, K_POLL };
 static const char *const kind_name[] = { "vdso", "sys ", "poll" };
 
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NSEC + ts->tv_nsec;
-}
-
-static struct timespec ns_ts(int64_t ns)
-{
-	return (struct timespec){ .tv_sec = ns / NSEC, .tv_nsec = ns % NSEC };
-}
-
 static int64_t vdso_read(cgt_fn fn, clockid_t c)
 {
 	struct timespec ts;
 
 	return fn(c, &ts) ? -1 : ts_ns(&ts);
-}
-
-static int64_t raw(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return ts_ns(&ts);
-}
-
-static int adj(clockid_t c, struct timex *tx)
-{
-	return syscall(SYS_clock_adjtime, c, tx);
 }
 
 static const char *state_name(int s)
@@ -219,7 +194,7 @@ static void feed(struct group *g, int kind, int64_t v, int64_t lo, int64_t hi)
 static void poll_one(struct group *g)
 {
 	struct timex tx = { .modes = 0 };
-	int64_t lo = raw(), v = ns_of(g->id), hi = raw();
+	int64_t lo = raw_ns(), v = ns_of(g->id), hi = raw_ns();
 	int ret;
 
 	feed(g, K_POLL, v, lo, hi);
@@ -403,11 +378,11 @@ static void save_clocks(void)
 static void set_both(int64_t t)
 {
 	struct timespec ts = ns_ts(t);
-	int64_t r = raw(), r1;
+	int64_t r = raw_ns(), r1;
 
 	if (syscall(SYS_clock_settime, CLOCK_REALTIME, &ts))
 		ksft_exit_fail_msg("clock_settime(CLOCK_REALTIME): %s\n", strerror(errno));
-	r1 = raw();
+	r1 = raw_ns();
 	ts = ns_ts(t + (r1 - r));
 	if (syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
 		ksft_print_msg("clock_settime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
@@ -436,12 +411,12 @@ static int arm_both(int sta, int want)
  */
 static void set_back(clockid_t c, int64_t then_raw, int64_t then, int64_t *win)
 {
-	int64_t r0 = raw();
+	int64_t r0 = raw_ns();
 	struct timespec ts = ns_ts(then + (r0 - then_raw));
 
 	if (syscall(SYS_clock_settime, c, &ts))
 		ksft_print_msg("clock_settime(%d): %s\n", (int)c, strerror(errno));
-	*win = raw() - r0;
+	*win = raw_ns() - r0;
 }
 
 /* c's offset now from what it read at raw time then_raw plus the raw time since. */
@@ -535,8 +510,8 @@ static void run_hold(int dir)
 	while (ns_of(CLOCK_TOD_REALTIME) < L - 2 * NSEC)
 		usleep(5000);
 	ret = write_file(HOLD_HOOK, "10000");
-	r = raw();
-	while (raw() < r + 11500 * MSEC)
+	r = raw_ns();
+	while (raw_ns() < r + 11500 * MSEC)
 		usleep(20000);
 	after = klog_count(msg);
 	sa = adj(CLOCK_REALTIME, &a);
@@ -599,13 +574,13 @@ static void run_setoffset(void)
 
 	/* 2. ADJ_SETOFFSET +20 s from 23:59:51 or so, over midnight */
 	ms = arm_both(STA_INS, TIME_INS);
-	r = raw();
+	r = raw_ns();
 	s1 = (struct timex){ .modes = ADJ_SETOFFSET, .time = { .tv_sec = 20 } };
 	t1 = s1;
 	rs = adj(CLOCK_REALTIME, &s1);
 	rt = adj(CLOCK_TOD_REALTIME, &t1);
 	ksft_print_msg("re-armed (TIME_INS after %d ms); ADJ_SETOFFSET +20 s at %s returned stock %s, tod %s\n",
-		       ms, hms(ns_of(CLOCK_REALTIME) - 20 * NSEC - (raw() - r), tb, sizeof(tb)),
+		       ms, hms(ns_of(CLOCK_REALTIME) - 20 * NSEC - (raw_ns() - r), tb, sizeof(tb)),
 		       state_name(rs), state_name(rt));
 	ts_ = (struct timex){ .modes = 0 };
 	tt = (struct timex){ .modes = 0 };
@@ -617,8 +592,8 @@ static void run_setoffset(void)
 			 state_name(rs), ts_.status, ts_.maxerror, state_name(rt), tt.status, tt.maxerror);
 
 	/* 3. two seconds of readings: a leap second applied after the jump shows as a 1 s step */
-	end = raw() + 2 * NSEC;
-	while (raw() < end) {
+	end = raw_ns() + 2 * NSEC;
+	while (raw_ns() < end) {
 		int64_t v;
 
 		v = vdso_read(v_stock, CLOCK_REALTIME);
@@ -725,23 +700,23 @@ int main(int argc, char **argv)
 	last_poll = 0;
 	end = saved.real_raw + 20 * NSEC;
 	for (;;) {
-		int64_t ra = raw(), r1, r2, r3, r4, v, mv, ms, rb;
+		int64_t ra = raw_ns(), r1, r2, r3, r4, v, mv, ms, rb;
 
 		v = vdso_read(v_tod, CLOCK_TOD_REALTIME);
-		r1 = raw();
+		r1 = raw_ns();
 		feed(&tod, K_VDSO, v, ra, r1);
 		v = vdso_read(v_stock, CLOCK_REALTIME);
-		r2 = raw();
+		r2 = raw_ns();
 		feed(&stock, K_VDSO, v, r1, r2);
 		v = ns_of(CLOCK_TOD_REALTIME);
-		r3 = raw();
+		r3 = raw_ns();
 		feed(&tod, K_SYS, v, r2, r3);
 		v = ns_of(CLOCK_REALTIME);
-		r4 = raw();
+		r4 = raw_ns();
 		feed(&stock, K_SYS, v, r3, r4);
 		mv = vdso_read(v_tod, CLOCK_TOD_MONOTONIC);
 		ms = ns_of(CLOCK_TOD_MONOTONIC);
-		rb = raw();
+		rb = raw_ns();
 		/* CLOCK_TOD_MONOTONIC: pairs (previous syscall, vDSO) and (vDSO, syscall) */
 		if (mprev >= 0)
 			mono_step(&mono, mv - mprev, rb - rprev + MSEC);

@@ -28,12 +28,6 @@
 #include "kselftest.h"
 #include "todtest.h"
 
-
-static int adj(clockid_t c, struct timex *tx)
-{
-	return syscall(SYS_clock_adjtime, c, tx);
-}
-
 /*
  * One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW through
  * the vDSO (glibc sends id 13 to the stock vDSO, which reads the tod

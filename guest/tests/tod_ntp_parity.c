@@ -33,11 +33,6 @@
 #define NSEC 1000000000LL
 static const clockid_t clk[2] = { CLOCK_REALTIME, CLOCK_TOD_REALTIME };
 
-static int adj(clockid_t c, struct timex *tx)
-{
-	return clock_adjtime(c, tx);
-}
-
 static void reset(void)
 {
 	int i;

@@ -38,15 +38,6 @@
 static atomic_int stop, hold_switcher;
 static atomic_long back, errors, reads, switches;
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void *reader(void *arg)
 {
 	static const clockid_t ids[] = { CLOCK_TOD_REALTIME, CLOCK_TOD_MONOTONIC };
@@ -54,14 +45,14 @@ static void *reader(void *arg)
 	struct timespec ts;
 	int i;
 
-	pin((int)(long)arg);
+	pin_cpu((int)(long)arg);	/* best effort: unpinned, the reader still checks */
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < 2; i++) {
 			if (tod_clock_gettime(ids[i], &ts)) {
 				atomic_fetch_add(&errors, 1);
 				continue;
 			}
-			now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			now = ts_ns(&ts);
 			if (now < prev[i])
 				atomic_fetch_add(&back, 1);
 			prev[i] = now;

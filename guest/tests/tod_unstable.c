@@ -35,23 +35,15 @@
 static atomic_int stop;
 static atomic_long back[2], errors[2], reads[2];
 
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
-
 static void *reader(void *arg)
 {
 	long cpu = (long)arg;
 	static const clockid_t ids[] = { CLOCK_TOD_MONOTONIC, CLOCK_TOD_REALTIME };
 	int64_t prev[2][2] = { { 0 } }, prev_stock = 0, now;
 	struct timespec ts;
-	cpu_set_t set;
 	int i;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	pin_cpu(cpu);	/* best effort: unpinned, the reader still checks */
 	while (!atomic_load(&stop)) {
 		for (i = 0; i < 2; i++) {
 			/* the vDSO, then the system call */

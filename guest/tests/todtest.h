@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the guest tests of the new timeofday core: the clock
- * ids, reading a clock through the system call, sandwiched readings of one
- * clock between two of another, dropping CAP_SYS_TIME, and small file writes.
+ * ids, time conversions, reading a clock through the system call,
+ * sandwiched readings of one clock between two of another,
+ * clock_adjtime(), dropping CAP_SYS_TIME, pinning to a CPU, small file
+ * reads and writes, and the core's sysfs directory.
+ *
+ * One copy of each: a private copy in a test drifts apart from the others
+ * (an error return of -1 here, -errno there) without anyone noticing.
  */
 #ifndef NEWTOD_TODTEST_H
 #define NEWTOD_TODTEST_H
@@ -15,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,7 +29,58 @@
 #define CLOCK_TOD_MONOTONIC		13
 #define CLOCK_TOD_REALTIME_COARSE	14
 #define CLOCK_TOD_MONOTONIC_COARSE	15
+#ifndef TOD_SYSFS		/* -DTOD_SYSFS=... points a test at another tree */
 #define TOD_SYSFS "/sys/devices/system/timesource/timesource0/"
+#endif
+
+/* A vDSO clock_gettime or gettimeofday entry: 0 or -errno (errno untouched). */
+typedef int (*cgt_fn)(clockid_t, struct timespec *);
+typedef int (*gtod_fn)(struct timeval *, struct timezone *);
+
+/* A timespec in ns. */
+static inline int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* ns as a timespec; tv_nsec is in [0, 1e9) for a negative NS too. */
+static inline struct timespec ns_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	return ts;
+}
+
+/* A timeval in us. */
+static inline int64_t tv_us(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
+/*
+ * The stock CLOCK_MONOTONIC_RAW through glibc (the stock vDSO), in ns: the
+ * real elapsed time, against which the tests time the tod clocks.
+ */
+static inline int64_t raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return ts_ns(&ts);
+}
+
+/*
+ * clock_adjtime() through the system call: the clock state (TIME_OK ...),
+ * or -1 with errno set.
+ */
+static inline int adj(clockid_t c, struct timex *tx)
+{
+	return syscall(SYS_clock_adjtime, c, tx);
+}
 
 /* clock_gettime through the system call, in ns; -1 on error */
 static inline int64_t ns_of(clockid_t c)
@@ -127,6 +185,24 @@ static inline int in_word_list(const char *list, const char *name)
 		if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' '))
 			return 1;
 	return 0;
+}
+
+/* The first line of the core's sysfs FILE (in TOD_SYSFS) into BUF: 0 or -errno. */
+static inline int tod_sysfs_read(const char *file, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TOD_SYSFS "%s", file);
+	return read_line(path, buf, len);
+}
+
+/* Write VAL to the core's sysfs FILE (in TOD_SYSFS): 0 or -errno. */
+static inline int tod_sysfs_write(const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TOD_SYSFS "%s", file);
+	return write_file(path, val);
 }
 
 /* Make NAME the core's timesource and check that it is: 0 or -errno. */

@@ -74,18 +74,12 @@
 #include "todtest.h"
 
 #define NSEC_PER_SEC	1000000000LL
-#ifndef SYSFS			/* -DSYSFS=... points the test at a fake tree */
-#define SYSFS		"/sys/devices/system/timesource/timesource0/"
-#endif
 #define PAGE		4096UL
 #define HPET_PAGE	5		/* page index of the tod HPET page in [vvar] */
 #define VVAR_PAGES	6		/* 4 stock pages + tod data + tod HPET */
 #define HPET_PERIOD	0x04		/* upper half of GCAP_ID: fs per tick */
 #define HPET_COUNTER	0xF0		/* main counter, low 32 bits */
 #define TIMENS_OFFSET	1000		/* s added to CLOCK_MONOTONIC in the namespace */
-
-typedef int (*gtod_fn)(struct timeval *, struct timezone *);
-typedef int (*cgt_fn)(clockid_t, struct timespec *);
 
 /* The entries under test, straight from the vDSO (they return -errno). */
 static gtod_fn vt_gtod;		/* __vdso_tod_gettimeofday */
@@ -107,16 +101,6 @@ static const struct {
 static int cpus[CPU_SETSIZE], ncpus;
 
 /* --- small helpers ------------------------------------------------------- */
-
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
-}
-
-static int64_t tv_us(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-}
 
 /* clock_gettime through the system call: 0 or -errno; *ns is 0 on error. */
 static int sys_ns(clockid_t clk, int64_t *ns)
@@ -140,15 +124,6 @@ static int vdso_ns(cgt_fn fn, clockid_t clk, int64_t *ns)
 	return ret;
 }
 
-/* The stock raw clock through glibc (the stock vDSO): the real elapsed time. */
-static int64_t raw_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return ts_ns(&ts);
-}
-
 static int64_t res_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -156,15 +131,6 @@ static int64_t res_ns(clockid_t clk)
 	if (syscall(SYS_clock_getres, clk, &ts))
 		return -1;
 	return ts_ns(&ts);
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static inline void cpu_relax(void)
@@ -187,43 +153,22 @@ static void find_cpus(void)
 			cpus[ncpus++] = c;
 }
 
-static int sysfs_read(const char *file, char *buf, size_t len)
-{
-	char path[128];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), SYSFS "%s", file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-/* Switch the core to NAME: 0, or -errno of the write. */
+/*
+ * Switch the core to NAME: 0, or -errno of the write. Not tod_set_source():
+ * the write alone, so that timing it times the switch, and so that the
+ * callers that check the result read current_timesource themselves.
+ */
 static int set_source(const char *name)
 {
-	int fd = open(SYSFS "current_timesource", O_WRONLY | O_TRUNC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, name, strlen(name)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return tod_sysfs_write("current_timesource", name);
 }
 
 /* Current and available timesources; the case fails without them. */
 static void need_sysfs(char *cur, size_t clen, char *avail, size_t alen)
 {
-	if (sysfs_read("current_timesource", cur, clen) ||
-	    sysfs_read("available_timesource", avail, alen))
-		ksft_exit_fail_msg("no " SYSFS ": is this the kernel with CONFIG_NEWTOD?\n");
+	if (tod_sysfs_read("current_timesource", cur, clen) ||
+	    tod_sysfs_read("available_timesource", avail, alen))
+		ksft_exit_fail_msg("no " TOD_SYSFS ": is this the kernel with CONFIG_NEWTOD?\n");
 	ksft_print_msg("timesource: %s (available: %s)\n", cur, avail);
 }
 
@@ -231,7 +176,7 @@ static void show_source(void)
 {
 	char cur[64];
 
-	if (!sysfs_read("current_timesource", cur, sizeof(cur)))
+	if (!tod_sysfs_read("current_timesource", cur, sizeof(cur)))
 		ksft_print_msg("timesource: %s\n", cur);
 }
 
@@ -337,7 +282,7 @@ static void case_order(int argc, char **argv)
 	need_vdso();
 	ksft_print_msg("rule: on every CPU, %ld rounds of syscall <= vDSO <= syscall, zero inversions\n", n);
 	for (c = 0; c < ncpus; c++) {
-		if (pin(cpus[c]))
+		if (pin_cpu(cpus[c]))
 			ksft_exit_fail_msg("sched_setaffinity(cpu%d): %s\n", cpus[c], strerror(errno));
 		bad = order_gtod(n);
 		ksft_test_result(!bad, "cpu%d __vdso_tod_gettimeofday: syscall<=vdso<=syscall x%ld (%ld inversions)\n",
@@ -375,7 +320,7 @@ static void *xt_thread(void *arg)
 	int me = (int)(intptr_t)arg, t;
 	int64_t m, r;
 
-	if (pin(cpus[me])) {
+	if (pin_cpu(cpus[me])) {
 		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", cpus[me], strerror(errno));
 		atomic_fetch_add(&xt.errors, 1);
 		atomic_store_explicit(&xt.turn, -1, memory_order_release);
@@ -960,7 +905,7 @@ static void *sw_thread(void *arg)
 	int64_t hw[2] = { INT64_MIN, INT64_MIN };	/* max earlier tod - r0 */
 	int have = 0, i;
 
-	if (pin(r->cpu)) {
+	if (pin_cpu(r->cpu)) {
 		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", r->cpu, strerror(errno));
 		r->errors++;
 		return NULL;
@@ -1108,7 +1053,8 @@ static void case_switch(int argc, char **argv)
 		const char *to = rot[i % nrot];
 
 		ret = set_source(to);
-		if (ret || sysfs_read("current_timesource", now, sizeof(now)) || strcmp(now, to)) {
+		if (ret || tod_sysfs_read("current_timesource", now, sizeof(now)) ||
+		    strcmp(now, to)) {
 			if (!failed++)
 				ksft_print_msg("switch to %s: %s (now '%s')\n", to,
 					       ret ? strerror(-ret) : "did not take effect", now);
@@ -1157,7 +1103,8 @@ static void case_switch(int argc, char **argv)
 			 "a switch loses at most %d us and gains at most %d us (a tick of %lld us more either way with jiffies): between tsc, hpet, acpi_pm %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
 			 SW_LOSS_MAX / 1000, SW_GAIN_MAX / 1000, (long long)tick / 1000,
 			 loss[0].least / 1e3, loss[0].most / 1e3, loss[1].least / 1e3, loss[1].most / 1e3);
-	ksft_test_result(!ret && !sysfs_read("current_timesource", now, sizeof(now)) && !strcmp(now, orig),
+	ksft_test_result(!ret && !tod_sysfs_read("current_timesource", now, sizeof(now)) &&
+			 !strcmp(now, orig),
 			 "original timesource '%s' restored\n", orig);
 }
 
@@ -1685,7 +1632,7 @@ static void revoke_vfork(unsigned long page, const char *away)
 		alarm(30);
 		if (touch_hpet_guarded(page))
 			_exit(2);
-		fd = open(SYSFS "current_timesource", O_WRONLY | O_TRUNC);
+		fd = open(TOD_SYSFS "current_timesource", O_WRONLY | O_TRUNC);
 		if (fd < 0)
 			_exit(3);
 		v = vfork();

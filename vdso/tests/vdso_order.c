@@ -26,30 +26,9 @@
 
 #include "parse_vdso.h"
 #include "kselftest.h"
-
-typedef int (*cgt_fn)(clockid_t, struct timespec *);
-typedef int (*gtod_fn)(struct timeval *, struct timezone *);
+#include "todtest.h"
 
 static long iters = 100000;
-
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
-
-static int64_t tv_us(const struct timeval *tv)
-{
-	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 /* Returns the number of inversions; prints the first one. */
 static long check_cgt(cgt_fn vcgt, clockid_t clk)
@@ -148,7 +127,7 @@ int main(int argc, char **argv)
 
 		if (!CPU_ISSET(cpu, &all))
 			continue;
-		if (pin(cpu))
+		if (pin_cpu(cpu))
 			ksft_exit_fail_msg("sched_setaffinity(cpu %d): %s\n", cpu, strerror(errno));
 		bad = check_cgt(vcgt, CLOCK_REALTIME);
 		ksft_test_result(!bad, "cpu%d CLOCK_REALTIME syscall<=vdso<=syscall x%ld (%ld inversions)\n",

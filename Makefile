@@ -110,9 +110,14 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) guest/tests/todt
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/tod_vdso: vdso/tests/tod_vdso.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
+# tod_vdso: one program, its cases in files by concern (vdso/tests/tod_vdso.h)
+TOD_VDSO_SRCS := $(addprefix vdso/tests/,tod_vdso.c tod_vdso_common.c tod_vdso_read.c \
+	tod_vdso_syscalls.c tod_vdso_switch.c tod_vdso_hpet.c tod_vdso_hpetrevoke.c)
+$(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h vdso/tod.h guest/tests/todtest.h \
+		$(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $(TOD_VDSO_SRCS) $(GBIN)/lib/libtod.a \
+		$(GUEST_LDFLAGS)
 
 # guest tests that read through libtod (the vDSO, syscall fallback)
 LIBTOD_TESTS := $(addprefix $(GBIN)/tests/,tod_leap tod_fuzz tod_unstable tod_unregister tod_boot \

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tod_vdso: the cases that check what the entries read, against the system
+ * call, against each other across CPUs, and through libtod: order,
+ * xthread, agree, getres, lib. Their rules are in tod_vdso.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tod_vdso.h"
+
+/* --- order ----------------------------------------------------------------- */
+
+/*
+ * N rounds of syscall, vDSO, syscall for one id; returns the inversions
+ * (all N if a call fails). A coarse id is compared with the syscall of the
+ * same coarse id: both must return the value of the last accumulation.
+ */
+static long order_cgt(clockid_t clk, long n)
+{
+	int64_t a, v, b;
+	long bad = 0, i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if ((ret = sys_ns(clk, &a)) || (ret = vdso_ns(vt_cgt, clk, &v)) ||
+		    (ret = sys_ns(clk, &b))) {
+			ksft_print_msg("clock %d: %s\n", clk, strerror(-ret));
+			return n;
+		}
+		if (a > v || v > b) {
+			if (!bad++)
+				ksft_print_msg("clock %d: inversion at %ld: syscall %lld vdso %lld syscall %lld\n",
+					       clk, i, (long long)a, (long long)v, (long long)b);
+		}
+	}
+	return bad;
+}
+
+/*
+ * gettimeofday of the new core against the syscall of CLOCK_TOD_REALTIME,
+ * both in microseconds: truncation keeps the order, so the rule is the same.
+ */
+static long order_gtod(long n)
+{
+	struct timeval tv;
+	int64_t a, b;
+	long bad = 0, i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if ((ret = sys_ns(CLOCK_TOD_REALTIME, &a)) || (ret = vt_gtod(&tv, NULL)) ||
+		    (ret = sys_ns(CLOCK_TOD_REALTIME, &b))) {
+			ksft_print_msg("gettimeofday: %s\n", strerror(-ret));
+			return n;
+		}
+		if (a / 1000 > tv_us(&tv) || tv_us(&tv) > b / 1000) {
+			if (!bad++)
+				ksft_print_msg("gettimeofday: inversion at %ld: syscall %lld vdso %lld syscall %lld us\n",
+					       i, (long long)(a / 1000), (long long)tv_us(&tv),
+					       (long long)(b / 1000));
+		}
+	}
+	return bad;
+}
+
+void case_order(int argc, char **argv)
+{
+	long n = arg_long(argc, argv, 2, 1000000, 1, 1000000000), bad;
+	int c, k;
+
+	ksft_set_plan(ncpus * (1 + NTOD));
+	show_source();
+	need_vdso();
+	ksft_print_msg("rule: on every CPU, %ld rounds of syscall <= vDSO <= syscall, zero inversions\n", n);
+	for (c = 0; c < ncpus; c++) {
+		if (pin_cpu(cpus[c]))
+			ksft_exit_fail_msg("sched_setaffinity(cpu%d): %s\n", cpus[c], strerror(errno));
+		bad = order_gtod(n);
+		ksft_test_result(!bad, "cpu%d __vdso_tod_gettimeofday: syscall<=vdso<=syscall x%ld (%ld inversions)\n",
+				 cpus[c], n, bad);
+		for (k = 0; k < NTOD; k++) {
+			bad = order_cgt(tods[k].id, n);
+			ksft_test_result(!bad, "cpu%d %s: syscall<=vdso<=syscall x%ld (%ld inversions)\n",
+					 cpus[c], tods[k].name, n, bad);
+		}
+	}
+}
+
+/* --- xthread --------------------------------------------------------------- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Ping-pong between two CPUs. Only the thread whose turn it is touches the
+ * plain fields; it gives the turn away with a release store, and the other
+ * thread's acquire load of the turn orders its own clock read after the
+ * hand-over. So the reading taken after the hand-over happened later in
+ * real time than the one handed over, and must not be smaller: a vDSO read
+ * that lets the counter read move ahead of the acquire (a missing barrier
+ * before rdtsc), or two CPUs whose counters disagree, shows up here.
+ */
+static struct {
+	atomic_int turn;		/* 0 or 1: whose turn; -1: stop */
+	int64_t mono, real;		/* the reading handed over */
+	long exchanges, limit;
+	atomic_long errors;		/* also set by a thread that could not pin */
+	long inv_mono, inv_real;
+	int64_t deadline;		/* CLOCK_MONOTONIC_RAW */
+} xt;
+
+static void *xt_thread(void *arg)
+{
+	int me = (int)(intptr_t)arg, t;
+	int64_t m, r;
+
+	if (pin_cpu(cpus[me])) {
+		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", cpus[me], strerror(errno));
+		atomic_fetch_add(&xt.errors, 1);
+		atomic_store_explicit(&xt.turn, -1, memory_order_release);
+		return NULL;
+	}
+	for (;;) {
+		while ((t = atomic_load_explicit(&xt.turn, memory_order_acquire)) != me) {
+			if (t < 0)
+				return NULL;
+			cpu_relax();
+		}
+		if (xt.exchanges >= xt.limit ||
+		    (!(xt.exchanges & 1023) && raw_ns() > xt.deadline)) {
+			atomic_store_explicit(&xt.turn, -1, memory_order_release);
+			return NULL;
+		}
+		if (vdso_ns(vt_cgt, CLOCK_TOD_MONOTONIC, &m) || vdso_ns(vt_cgt, CLOCK_TOD_REALTIME, &r)) {
+			atomic_fetch_add(&xt.errors, 1);
+			atomic_store_explicit(&xt.turn, -1, memory_order_release);
+			return NULL;
+		}
+		if (xt.exchanges) {
+			if (m < xt.mono && !xt.inv_mono++)
+				ksft_print_msg("cpu%d read CLOCK_TOD_MONOTONIC %lld after cpu%d handed over %lld\n",
+					       cpus[me], (long long)m, cpus[!me], (long long)xt.mono);
+			if (r < xt.real && !xt.inv_real++)
+				ksft_print_msg("cpu%d read CLOCK_TOD_REALTIME %lld after cpu%d handed over %lld\n",
+					       cpus[me], (long long)r, cpus[!me], (long long)xt.real);
+		}
+		xt.mono = m;
+		xt.real = r;
+		xt.exchanges++;
+		atomic_store_explicit(&xt.turn, !me, memory_order_release);
+	}
+}
+
+void case_xthread(int argc, char **argv)
+{
+	long n = arg_long(argc, argv, 2, 100000, 1, 1000000000);
+	long secs = arg_long(argc, argv, 3, 30, 1, 3600);
+	long errors;
+	pthread_t th[2];
+	int i;
+
+	ksft_set_plan(2);
+	show_source();
+	need_vdso();
+	if (ncpus < 2) {
+		skip_rest("one CPU: nothing to hand readings between");
+		return;
+	}
+	xt.limit = n;
+	xt.deadline = raw_ns() + secs * NSEC_PER_SEC;
+	ksft_print_msg("rule: cpu%d and cpu%d alternate %ld readings, each >= the one handed over; zero inversions, all %ld exchanges within %ld s\n",
+		       cpus[0], cpus[1], n, n, secs);
+	for (i = 0; i < 2; i++) {
+		int rc = pthread_create(&th[i], NULL, xt_thread, (void *)(intptr_t)i);
+
+		if (rc)
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(rc));
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	errors = atomic_load(&xt.errors);
+	if (errors)
+		ksft_print_msg("%ld errors (failed reads or pinning)\n", errors);
+	ksft_test_result(!xt.inv_mono && !errors && xt.exchanges >= n,
+			 "CLOCK_TOD_MONOTONIC across CPUs: %ld exchanges, %ld inversions\n",
+			 xt.exchanges, xt.inv_mono);
+	ksft_test_result(!xt.inv_real && !errors && xt.exchanges >= n,
+			 "CLOCK_TOD_REALTIME across CPUs: %ld exchanges, %ld inversions\n",
+			 xt.exchanges, xt.inv_real);
+}
+
+/* --- agree ----------------------------------------------------------------- */
+
+/*
+ * A reading of CLOCK_TOD_REALTIME (vDSO) between two readings of REF
+ * (through glibc, i.e. the stock vDSO); the narrowest of TRIES sandwiches,
+ * so that an emulator stall does not count as clock error. *mid is the
+ * middle of the sandwich, *half its half-width.
+ */
+static int sandwich(clockid_t ref, int tries, int64_t *mid, int64_t *tod, int64_t *half)
+{
+	struct timespec a, b;
+	int64_t t, best = INT64_MAX;
+	int i, ret;
+
+	for (i = 0; i < tries; i++) {
+		clock_gettime(ref, &a);
+		ret = vdso_ns(vt_cgt, CLOCK_TOD_REALTIME, &t);
+		clock_gettime(ref, &b);
+		if (ret)
+			return ret;
+		if (ts_ns(&b) - ts_ns(&a) < best) {
+			best = ts_ns(&b) - ts_ns(&a);
+			*mid = ts_ns(&a) + best / 2;
+			*half = best / 2;
+			*tod = t;
+		}
+	}
+	return 0;
+}
+
+/* The tod entry, the stock vDSO entry and glibc, in that order, inside a
+ * syscall sandwich of the same id, ROUNDS times. Returns the bad rounds. */
+static long agree_id(clockid_t clk, long rounds, int64_t *narrowest)
+{
+	struct timespec g;
+	int64_t a, v, s, b;
+	long bad = 0, i;
+	int ret;
+
+	*narrowest = INT64_MAX;
+	for (i = 0; i < rounds; i++) {
+		if ((ret = sys_ns(clk, &a)) || (ret = vdso_ns(vt_cgt, clk, &v)) ||
+		    (ret = vdso_ns(vs_cgt, clk, &s)) || (ret = clock_gettime(clk, &g) ? -errno : 0) ||
+		    (ret = sys_ns(clk, &b))) {
+			ksft_print_msg("clock %d: %s\n", clk, strerror(-ret));
+			return rounds;
+		}
+		if (b - a < *narrowest)
+			*narrowest = b - a;
+		if (!(a <= v && v <= s && s <= ts_ns(&g) && ts_ns(&g) <= b) && !bad++)
+			ksft_print_msg("clock %d: syscall %lld tod-vdso %lld stock-vdso %lld glibc %lld syscall %lld\n",
+				       clk, (long long)a, (long long)v, (long long)s,
+				       (long long)ts_ns(&g), (long long)b);
+	}
+	return bad;
+}
+
+void case_agree(int argc, char **argv)
+{
+	long secs = arg_long(argc, argv, 2, 10, 1, 3600), bad;
+	int64_t mid, tod, half, lim, off, narrow, m0, t0, m1, t1, r0, rt0, r1, rt1;
+	char cur[64] = "", avail[256], stock[64];
+	double ppm, ppm_rt;
+	int k, ret;
+
+	ksft_set_plan(2 + NTOD);
+	need_sysfs(cur, sizeof(cur), avail, sizeof(avail));
+	need_vdso();
+
+	/*
+	 * The core's wall time is taken from the stock one at boot, so they
+	 * agree to well under 1 ms. A source that moves only once per tick
+	 * (jiffies) lags by up to its resolution, which is added.
+	 */
+	lim = 1000000 + res_ns(CLOCK_TOD_REALTIME);
+	if (sandwich(CLOCK_REALTIME, 200, &mid, &tod, &half))
+		ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
+	off = tod - mid;
+	ksft_test_result(llabs(off) <= lim + half,
+			 "vDSO CLOCK_TOD_REALTIME - stock CLOCK_REALTIME = %+lld ns +- %lld (narrowest of 200 sandwiches; limit %lld)\n",
+			 (long long)off, (long long)half, (long long)lim);
+
+	for (k = 0; k < NTOD; k++) {
+		bad = agree_id(tods[k].id, 1000, &narrow);
+		ksft_test_result(!bad,
+				 "%s: syscall <= tod vDSO <= stock vDSO <= glibc <= syscall x1000 (%ld bad; narrowest %lld ns)\n",
+				 tods[k].name, bad, (long long)narrow);
+	}
+
+	/*
+	 * Rate against the stock raw clock: the same TSC as the tod clock on
+	 * tsc, a different oscillator (QEMU's virtual clock) on hpet and
+	 * acpi_pm, a few ppm apart under TCG. The stock CLOCK_REALTIME rate is
+	 * printed too; it is NTP-adjustable, so it is not the rule.
+	 */
+	/*
+	 * Both cores on the same counter, so the rate compares their
+	 * arithmetic: under TCG the guest's refined TSC frequency has been
+	 * 21 ppm off in a boot, and stock clocks on the TSC then run 21 ppm
+	 * off an exact HPET. Jiffies is not a stock clocksource here.
+	 */
+	if (strcmp(cur, "jiffies")) {
+		ret = stock_clocksource_like(cur, stock, sizeof(stock));
+		if (ret)
+			ksft_exit_fail_msg("making the stock clocksource %s: %s\n", cur, strerror(-ret));
+	}
+	if (sandwich(CLOCK_MONOTONIC_RAW, 8, &m0, &t0, &half) || sandwich(CLOCK_REALTIME, 8, &r0, &rt0, &half))
+		ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
+	sleep(secs);
+	if (sandwich(CLOCK_MONOTONIC_RAW, 8, &m1, &t1, &half) || sandwich(CLOCK_REALTIME, 8, &r1, &rt1, &half))
+		ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
+	if (strcmp(cur, "jiffies") && (ret = write_file(STOCK_CLOCKSOURCE, stock)))
+		ksft_exit_fail_msg("restoring the stock clocksource %s: %s\n", stock, strerror(-ret));
+	ppm = ((double)(t1 - t0) / (double)(m1 - m0) - 1.0) * 1e6;
+	ppm_rt = ((double)(rt1 - rt0) / (double)(r1 - r0) - 1.0) * 1e6;
+	if (!strcmp(cur, "jiffies"))
+		ksft_test_result_skip("jiffies: rate is the tick's, not compared (%+.3f ppm vs MONOTONIC_RAW, %+.3f vs REALTIME over %ld s)\n",
+				      ppm, ppm_rt, secs);
+	else
+		ksft_test_result(ppm > -10 && ppm < 10,
+				 "vDSO CLOCK_TOD_REALTIME rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s too) over %ld s: %+.3f ppm (limit 10; vs CLOCK_REALTIME %+.3f)\n",
+				 cur, secs, ppm, ppm_rt);
+}
+
+/* --- getres ---------------------------------------------------------------- */
+
+void case_getres(int argc, char **argv)
+{
+	struct timespec s, v;
+	int k, rs, rv;
+
+	(void)argc;
+	(void)argv;
+	ksft_set_plan(NTOD);
+	show_source();
+	need_vdso();
+	ksft_print_msg("rule: __vdso_clock_getres(id) == clock_getres syscall(id) > 0\n");
+	for (k = 0; k < NTOD; k++) {
+		memset(&s, 0xff, sizeof(s));
+		memset(&v, 0xff, sizeof(v));
+		rs = syscall(SYS_clock_getres, tods[k].id, &s) ? -errno : 0;
+		rv = vs_getres(tods[k].id, &v);
+		ksft_test_result(!rs && !rv && s.tv_sec == v.tv_sec && s.tv_nsec == v.tv_nsec &&
+				 ts_ns(&s) > 0,
+				 "%s: vDSO %lld ns (ret %d), syscall %lld ns (ret %d)\n", tods[k].name,
+				 rv ? -1LL : (long long)ts_ns(&v), rv, rs ? -1LL : (long long)ts_ns(&s), rs);
+	}
+}
+
+/* --- lib ------------------------------------------------------------------- */
+
+/*
+ * libtod against the system call, on whatever kernel this is: for each id
+ * the library fails exactly when the syscall does, with the same errno, and
+ * otherwise reads between two syscall readings. On a stock kernel this is
+ * the fallback path (the tod ids fail with EINVAL); on the kernel under
+ * test it is the vDSO.
+ */
+static int lib_id(clockid_t clk, char *why, size_t len)
+{
+	struct timespec ts;
+	int64_t a, b;
+	int i, ra, rl, el;
+
+	for (i = 0; i < 1000; i++) {
+		ra = sys_ns(clk, &a);
+		errno = 0;
+		rl = tod_clock_gettime(clk, &ts);
+		el = errno;
+		if (ra || rl) {
+			snprintf(why, len, "syscall %s, libtod %d errno %s", ra ? strerror(-ra) : "ok",
+				 rl, strerror(el));
+			return ra == -el && rl == -1;
+		}
+		sys_ns(clk, &b);
+		if (ts_ns(&ts) < a || ts_ns(&ts) > b) {
+			snprintf(why, len, "libtod %lld outside syscall [%lld, %lld]",
+				 (long long)ts_ns(&ts), (long long)a, (long long)b);
+			return 0;
+		}
+	}
+	snprintf(why, len, "inside the syscall sandwich x1000");
+	return 1;
+}
+
+void case_lib(int argc, char **argv)
+{
+	static const struct {
+		clockid_t id;
+		const char *name;
+	} ids[] = {
+		{ CLOCK_REALTIME, "CLOCK_REALTIME" },
+		{ CLOCK_MONOTONIC, "CLOCK_MONOTONIC" },
+		{ CLOCK_TOD_REALTIME, "CLOCK_TOD_REALTIME" },
+		{ CLOCK_TOD_MONOTONIC, "CLOCK_TOD_MONOTONIC" },
+		{ CLOCK_TOD_REALTIME_COARSE, "CLOCK_TOD_REALTIME_COARSE" },
+		{ CLOCK_TOD_MONOTONIC_COARSE, "CLOCK_TOD_MONOTONIC_COARSE" },
+		{ 16, "clock id 16" },
+	};
+	struct timezone tz, ktz;
+	struct timeval tv;
+	int64_t a, b;
+	char why[160];
+	size_t i;
+	int ra, rl, el;
+
+	(void)argc;
+	(void)argv;
+	ksft_set_plan(ARRAY_SIZE(ids) + 2);
+	ksft_print_msg("libtod reads through the %s\n",
+		       tod_vdso_available() ? "vDSO (__vdso_tod_*)" : "system call (fallback)");
+	ksft_print_msg("rule: libtod fails exactly when the syscall does (same errno), else reads inside a syscall sandwich\n");
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		int ok = lib_id(ids[i].id, why, sizeof(why));
+
+		ksft_test_result(ok, "tod_clock_gettime(%s): %s\n", ids[i].name, why);
+	}
+
+	/* gettimeofday: time as CLOCK_TOD_REALTIME in us, tz as the kernel's */
+	if (syscall(SYS_gettimeofday, NULL, &ktz))
+		ksft_exit_fail_msg("gettimeofday(NULL, tz): %s\n", strerror(errno));
+	memset(&tz, 0x5a, sizeof(tz));	/* an entry that ignores tz shows */
+	ra = sys_ns(CLOCK_TOD_REALTIME, &a);
+	errno = 0;
+	rl = tod_gettimeofday(&tv, &tz);
+	el = errno;
+	if (ra || rl)
+		ksft_test_result(ra == -el && rl == -1,
+				 "tod_gettimeofday(tv, tz): syscall %s, libtod %d errno %s\n",
+				 ra ? strerror(-ra) : "ok", rl, strerror(el));
+	else {
+		sys_ns(CLOCK_TOD_REALTIME, &b);
+		ksft_test_result(tv_us(&tv) >= a / 1000 && tv_us(&tv) <= b / 1000 &&
+				 tz.tz_minuteswest == ktz.tz_minuteswest && tz.tz_dsttime == ktz.tz_dsttime,
+				 "tod_gettimeofday(tv, tz): %lld us in [%lld, %lld], tz %d/%d (kernel %d/%d)\n",
+				 (long long)tv_us(&tv), (long long)(a / 1000), (long long)(b / 1000),
+				 tz.tz_minuteswest, tz.tz_dsttime, ktz.tz_minuteswest, ktz.tz_dsttime);
+	}
+	/* the time zone alone needs no tod clock: it works on any kernel */
+	memset(&tz, 0x5a, sizeof(tz));
+	rl = tod_gettimeofday(NULL, &tz);
+	ksft_test_result(rl == 0 && tz.tz_minuteswest == ktz.tz_minuteswest && tz.tz_dsttime == ktz.tz_dsttime,
+			 "tod_gettimeofday(NULL, tz): ret %d, tz %d/%d (kernel %d/%d)\n", rl,
+			 tz.tz_minuteswest, tz.tz_dsttime, ktz.tz_minuteswest, ktz.tz_dsttime);
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tod_vdso: the switch case, readers on every CPU while the timesource
+ * rotates. Its rule is in tod_vdso.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tod_vdso.h"
+
+/* --- switch ---------------------------------------------------------------- */
+
+/*
+ * Readers on every CPU while the main thread rotates the timesource, every
+ * other reading by the system call instead of the vDSO. Each
+ * reading is sandwiched between two CLOCK_MONOTONIC_RAW reads r0 <= r1.
+ *
+ * No step back, ever.
+ *
+ * No jump: the tod clock may not get ahead of where the real time elapsed
+ * since its earlier readings allows. With off = tod - raw, a reading's
+ * offset is at least tod - r1 and an earlier one's at most tod - r0; the
+ * rule is
+ *     tod - r1 <= max over earlier readings (tod' - r0') + slack,
+ * slack = 2 us + (r + 5 ppm) of the time since the start, r the fastest
+ * rate against the raw clock measured for tsc, hpet and acpi_pm before the
+ * storm (1 s each): the sources are different oscillators, and the raw
+ * clock's TSC calibration has been 21 ppm off the HPET in a boot; 5 ppm
+ * covers the error of those 1 s measurements. No allowance is made for jiffies: its tod
+ * clock counts whole ticks but starts at the tick after a switch, so it is
+ * never ahead. Comparing only consecutive readings (step <= elapsed + 1 us)
+ * would be wrong for jiffies: the clock moves only at the tick, and a tick
+ * delayed by the emulator makes jiffies advance by two, so one step can
+ * catch up with several ms that really elapsed. That per-step figure is
+ * printed too.
+ */
+struct sw_reader {
+	pthread_t th;
+	int cpu;
+	long n, errors, inv[2], jumps[2];
+	int64_t worst[2];		/* largest step - elapsed seen, ns */
+	int64_t ahead[2];		/* largest (tod - r1) - high-water mark, ns */
+};
+
+static atomic_int sw_stop;
+static int64_t sw_start;		/* raw clock when the readers start */
+static double sw_ppm = 5;		/* the fastest source's rate + 5 ppm */
+
+/* the allowance at raw time r: 2 us + sw_ppm of the run so far */
+static int64_t sw_slack(int64_t r)
+{
+	return 2000 + (int64_t)((double)(r - sw_start) * sw_ppm / 1e6);
+}
+
+/*
+ * The time one switch loses, both ways bounded. Switching accumulates the
+ * old source up to its last read and starts the new one at its first read;
+ * the time between is lost (under TCG an HPET or ACPI PM read is an exit to
+ * the emulator: about 20 us a switch, and up to 260 us on the debug kernel
+ * while the host was busy, since a host stall inside the switch is lost
+ * time for the guest). A source switch may lose at most
+ * SW_LOSS_MAX and gain at most SW_GAIN_MAX. On jiffies the clock moves only
+ * at the tick, so a reading there is up to a tick behind the time: a switch
+ * to or from jiffies may seem to lose or gain one tick more (the storm's
+ * "ahead" rule checks that jiffies never really runs ahead).
+ */
+#define SW_LOSS_MAX	(1000 * 1000)
+#define SW_GAIN_MAX	(5 * 1000)
+
+struct sw_loss {
+	long n;
+	int64_t sum, most, least;
+};
+
+static void sw_loss_add(struct sw_loss *l, int64_t loss)
+{
+	if (!l->n || loss > l->most)
+		l->most = loss;
+	if (!l->n || loss < l->least)
+		l->least = loss;
+	l->sum += loss;
+	l->n++;
+}
+static const clockid_t sw_ids[2] = { CLOCK_TOD_MONOTONIC, CLOCK_TOD_REALTIME };
+
+static void *sw_thread(void *arg)
+{
+	struct sw_reader *r = arg;
+	int64_t prev[2] = { 0, 0 }, now[2], r0, r1, prev_r0 = 0, el, d;
+	int64_t hw[2] = { INT64_MIN, INT64_MIN };	/* max earlier tod - r0 */
+	int have = 0, i;
+
+	if (pin_cpu(r->cpu)) {
+		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", r->cpu, strerror(errno));
+		r->errors++;
+		return NULL;
+	}
+	r->worst[0] = r->worst[1] = INT64_MIN;
+	r->ahead[0] = r->ahead[1] = INT64_MIN;
+	while (!atomic_load_explicit(&sw_stop, memory_order_relaxed)) {
+		r0 = raw_ns();
+		/* every other reading by the system call */
+		if ((r->n & 1) ? (now[0] = ns_of(sw_ids[0])) < 0 || (now[1] = ns_of(sw_ids[1])) < 0
+			       : vdso_ns(vt_cgt, sw_ids[0], &now[0]) ||
+				 vdso_ns(vt_cgt, sw_ids[1], &now[1])) {
+			r->errors++;
+			have = 0;
+			continue;
+		}
+		r1 = raw_ns();
+		if (have) {
+			el = r1 - prev_r0;
+			for (i = 0; i < 2; i++) {
+				d = now[i] - prev[i];
+				if (d < 0 && !r->inv[i]++)
+					ksft_print_msg("cpu%d: clock %d stepped back %lld ns\n",
+						       r->cpu, sw_ids[i], (long long)-d);
+				if (now[i] - r1 - hw[i] > sw_slack(r1) && !r->jumps[i]++)
+					ksft_print_msg("cpu%d: clock %d jumped %lld ns in %lld ns elapsed, %lld ns ahead of its earlier readings\n",
+						       r->cpu, sw_ids[i], (long long)d, (long long)el,
+						       (long long)(now[i] - r1 - hw[i]));
+				if (now[i] - r1 - hw[i] > r->ahead[i])
+					r->ahead[i] = now[i] - r1 - hw[i];
+				if (d - el > r->worst[i])
+					r->worst[i] = d - el;
+			}
+		}
+		for (i = 0; i < 2; i++)
+			if (now[i] - r0 > hw[i])
+				hw[i] = now[i] - r0;
+		prev[0] = now[0];
+		prev[1] = now[1];
+		prev_r0 = r0;
+		have = 1;
+		r->n++;
+	}
+	return NULL;
+}
+
+void case_switch(int argc, char **argv)
+{
+	static const char *const order[] = { "tsc", "hpet", "acpi_pm", "jiffies" };
+	long secs = arg_long(argc, argv, 2, 10, 1, 3600);
+	long period = arg_long(argc, argv, 3, 100, 1, 60000);
+	const char *rot[ARRAY_SIZE(order)];
+	char orig[64], avail[256], now[64];
+	struct sw_reader *rd;
+	long switches = 0, failed = 0, n = 0, inv[2] = { 0, 0 }, jumps[2] = { 0, 0 }, fewest = -1;
+	int64_t res, end, worst[2] = { INT64_MIN, INT64_MIN };
+	int64_t ahead[2] = { INT64_MIN, INT64_MIN }, tick = 0;
+	struct sw_loss loss[2] = { 0 };
+	int nrot = 0, i, c, k, start = 0, ret;
+	size_t j;
+
+	ksft_set_plan(5);
+	need_sysfs(orig, sizeof(orig), avail, sizeof(avail));
+	need_vdso();
+	for (j = 0; j < ARRAY_SIZE(order); j++) {
+		if (in_word_list(avail, order[j])) {
+			if (!strcmp(order[j], orig))
+				start = nrot + 1;
+			rot[nrot++] = order[j];
+		}
+	}
+	if (nrot < 2)
+		ksft_exit_fail_msg("fewer than two of tsc, hpet, acpi_pm, jiffies are available\n");
+	if (geteuid()) {
+		skip_rest("writing current_timesource needs root");
+		return;
+	}
+
+	/* each source once: its resolution, and its rate against the raw clock */
+	for (i = 0; i < nrot; i++) {
+		int64_t r0, t0, r1, t1;
+		double ppm;
+
+		if ((ret = set_source(rot[i])))
+			ksft_exit_fail_msg("switching to %s: %s\n", rot[i], strerror(-ret));
+		res = res_ns(CLOCK_TOD_MONOTONIC);
+		if (!strcmp(rot[i], "jiffies")) {
+			tick = res;
+			ksft_print_msg("%s: clock_getres(CLOCK_TOD_MONOTONIC) = %lld ns\n", rot[i],
+				       (long long)res);
+			continue;
+		}
+		sample(&r0, &t0);
+		usleep(1000000);
+		sample(&r1, &t1);
+		ppm = ((double)(t1 - t0) - (double)(r1 - r0)) * 1e6 / (double)(r1 - r0);
+		if (ppm + 5 > sw_ppm)
+			sw_ppm = ppm + 5;
+		ksft_print_msg("%s: clock_getres(CLOCK_TOD_MONOTONIC) = %lld ns, rate %+.2f ppm against the raw clock\n",
+			       rot[i], (long long)res, ppm);
+	}
+
+	/* the time each switch loses: every ordered pair, 5 times */
+	for (k = 0; k < 5; k++) {
+		for (i = 0; i < nrot; i++) {
+			for (c = 0; c < nrot; c++) {
+				int64_t r0, t0, r1, t1;
+				int jif = !strcmp(rot[i], "jiffies") || !strcmp(rot[c], "jiffies");
+
+				if (i == c)
+					continue;
+				if (set_source(rot[i]))
+					ksft_exit_fail_msg("switching to %s failed\n", rot[i]);
+				usleep(10000);
+				sample(&r0, &t0);
+				if (set_source(rot[c]))
+					ksft_exit_fail_msg("switching %s -> %s failed\n", rot[i], rot[c]);
+				sample(&r1, &t1);
+				sw_loss_add(&loss[jif], (r1 - r0) - (t1 - t0));
+			}
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (loss[i].n)
+			ksft_print_msg("time lost per switch%s: mean %.1f us, from %.1f to %.1f us (%ld switches)\n",
+				       i ? " to or from jiffies" : " between tsc, hpet, acpi_pm",
+				       loss[i].sum / 1e3 / loss[i].n, loss[i].least / 1e3,
+				       loss[i].most / 1e3, loss[i].n);
+	set_source(orig);
+	ksft_print_msg("rule: %d readers, rotation every %ld ms for %ld s; no step back, never ahead of earlier readings + elapsed + 2 us + %.1f ppm of the run\n",
+		       ncpus, period, secs, sw_ppm);
+	sw_start = raw_ns();
+
+	rd = calloc(ncpus, sizeof(*rd));
+	if (!rd)
+		ksft_exit_fail_msg("out of memory\n");
+	for (c = 0; c < ncpus; c++) {
+		rd[c].cpu = cpus[c];
+		ret = pthread_create(&rd[c].th, NULL, sw_thread, &rd[c]);
+		if (ret)
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(ret));
+	}
+	end = raw_ns() + secs * NSEC_PER_SEC;
+	for (i = start; raw_ns() < end; i++) {
+		const char *to = rot[i % nrot];
+
+		ret = set_source(to);
+		if (ret || tod_sysfs_read("current_timesource", now, sizeof(now)) ||
+		    strcmp(now, to)) {
+			if (!failed++)
+				ksft_print_msg("switch to %s: %s (now '%s')\n", to,
+					       ret ? strerror(-ret) : "did not take effect", now);
+		}
+		switches++;
+		usleep(period * 1000);
+	}
+	atomic_store(&sw_stop, 1);
+	for (c = 0; c < ncpus; c++) {
+		pthread_join(rd[c].th, NULL);
+		ksft_print_msg("cpu%d: %ld readings, %ld errors; most ahead of earlier readings: mono %lld ns, real %lld ns; largest step - elapsed: mono %lld ns, real %lld ns\n",
+			       rd[c].cpu, rd[c].n, rd[c].errors, (long long)rd[c].ahead[0],
+			       (long long)rd[c].ahead[1], (long long)rd[c].worst[0],
+			       (long long)rd[c].worst[1]);
+		n += rd[c].n;
+		failed += rd[c].errors;
+		if (fewest < 0 || rd[c].n < fewest)
+			fewest = rd[c].n;
+		for (i = 0; i < 2; i++) {
+			inv[i] += rd[c].inv[i];
+			jumps[i] += rd[c].jumps[i];
+			if (rd[c].worst[i] > worst[i])
+				worst[i] = rd[c].worst[i];
+			if (rd[c].ahead[i] > ahead[i])
+				ahead[i] = rd[c].ahead[i];
+		}
+	}
+	free(rd);
+	ret = set_source(orig);
+
+	ksft_test_result(!failed && switches >= nrot,
+			 "%ld switches over %d sources, every one took effect (%ld failed)\n",
+			 switches, nrot, failed);
+	/* readers that hardly ran would pass vacuously */
+	ksft_test_result(!inv[0] && !jumps[0] && fewest >= 1000,
+			 "CLOCK_TOD_MONOTONIC: %ld readings (fewest per CPU %ld), %ld steps back, %ld jumps (most ahead %lld ns, allowed at the end %lld; largest step - elapsed %lld ns)\n",
+			 n, fewest, inv[0], jumps[0], (long long)ahead[0], (long long)sw_slack(raw_ns()),
+			 (long long)worst[0]);
+	ksft_test_result(!inv[1] && !jumps[1] && fewest >= 1000,
+			 "CLOCK_TOD_REALTIME: %ld readings (fewest per CPU %ld), %ld steps back, %ld jumps (most ahead %lld ns, allowed at the end %lld; largest step - elapsed %lld ns)\n",
+			 n, fewest, inv[1], jumps[1], (long long)ahead[1], (long long)sw_slack(raw_ns()),
+			 (long long)worst[1]);
+	ksft_test_result(loss[0].n && loss[0].most <= SW_LOSS_MAX && loss[0].least >= -SW_GAIN_MAX &&
+			 (!loss[1].n || (loss[1].most <= tick + SW_LOSS_MAX &&
+					 loss[1].least >= -tick - SW_GAIN_MAX)),
+			 "a switch loses at most %d us and gains at most %d us (a tick of %lld us more either way with jiffies): between tsc, hpet, acpi_pm %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
+			 SW_LOSS_MAX / 1000, SW_GAIN_MAX / 1000, (long long)tick / 1000,
+			 loss[0].least / 1e3, loss[0].most / 1e3, loss[1].least / 1e3, loss[1].most / 1e3);
+	ksft_test_result(!ret && !tod_sysfs_read("current_timesource", now, sizeof(now)) &&
+			 !strcmp(now, orig),
+			 "original timesource '%s' restored\n", orig);
+}

@@ -79,11 +79,12 @@ kernel-kcsan: tree
 	@KOUT='$(KOUT_KCSAN)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-kcsan.config' scripts/kernel.sh
 
 # --- static guest binaries ---------------------------------------------------
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_core \
-	$(GBIN)/tests/tod_ntp $(GBIN)/tests/tod_boot $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_phc \
-	$(GBIN)/tests/tod_adjtimex $(GBIN)/tests/tod_leap $(GBIN)/tests/tod_fuzz \
-	$(GBIN)/tests/tod_unstable $(GBIN)/tests/tod_unregister $(GBIN)/tests/tod_ntp_parity \
-	$(GBIN)/tests/tod_hotplug
+# The programs of guest/tests/, each built from the .c file of its name: a
+# new one needs its name here to be built (guest/tests.list runs it).
+GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc tod_adjtimex \
+	tod_leap tod_fuzz tod_unstable tod_unregister tod_ntp_parity tod_hotplug)
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_vdso \
+	$(GUEST_C_TESTS)
 GUEST_BENCH := $(GBIN)/bench/gtod
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -106,45 +107,30 @@ $(GBIN)/lib/libtod.a: $(GBIN)/lib/tod.o $(GBIN)/lib/parse_vdso.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) guest/tests/todtest.h
+# The headers the tests include: editing one rebuilds every test. Each test
+# links libtod and libm; from a static archive the linker takes only what a
+# program calls, so a test that calls neither gets nothing of them.
+TEST_HDRS := guest/tests/todtest.h vdso/tod.h $(SELFTESTS)/kselftest.h
+TEST_INC := -Ivdso -Iguest/tests -I$(SELFTESTS)
+TEST_LINK = $(CC) $(CFLAGS) $(TEST_INC) -o $@ $(filter %.c,$^) $(GBIN)/lib/libtod.a \
+	$(GUEST_LDFLAGS) -lm
+
+$(GUEST_C_TESTS): $(GBIN)/tests/%: guest/tests/%.c $(TEST_HDRS) $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
+	$(TEST_LINK)
 
 # tod_vdso: one program, its cases in files by concern (vdso/tests/tod_vdso.h)
 TOD_VDSO_SRCS := $(addprefix vdso/tests/,tod_vdso.c tod_vdso_common.c tod_vdso_read.c \
 	tod_vdso_syscalls.c tod_vdso_switch.c tod_vdso_hpet.c tod_vdso_hpetrevoke.c)
-$(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h vdso/tod.h guest/tests/todtest.h \
-		$(GBIN)/lib/libtod.a
+$(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $(TOD_VDSO_SRCS) $(GBIN)/lib/libtod.a \
-		$(GUEST_LDFLAGS)
+	$(TEST_LINK)
 
-# guest tests that read through libtod (the vDSO, syscall fallback)
-LIBTOD_TESTS := $(addprefix $(GBIN)/tests/,tod_leap tod_fuzz tod_unstable tod_unregister tod_boot \
-	tod_hotplug)
-$(LIBTOD_TESTS): $(GBIN)/tests/%: guest/tests/%.c vdso/tod.h guest/tests/todtest.h $(GBIN)/lib/libtod.a
+# vdso_order reads the stock vDSO through the kernel's parser, not libtod
+$(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h \
+		guest/tests/todtest.h $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ivdso -Iguest/tests -I$(SELFTESTS) -o $@ $< $(GBIN)/lib/libtod.a $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_core: guest/tests/tod_core.c guest/tests/todtest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_ntp: guest/tests/tod_ntp.c guest/tests/todtest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
-
-$(GBIN)/tests/tod_adjtimex: guest/tests/tod_adjtimex.c guest/tests/todtest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
-
-$(GBIN)/tests/tod_phc: guest/tests/tod_phc.c guest/tests/todtest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS) -lm
-
-$(GBIN)/tests/tod_ntp_parity: guest/tests/tod_ntp_parity.c guest/tests/todtest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -I$(SELFTESTS) -o $@ $< $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
 	@mkdir -p $(@D)

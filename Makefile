@@ -95,7 +95,7 @@ guest-bin: tree
 
 # libtod: the tod clocks through the vDSO, syscall fallback (vdso/tod.h).
 # The kernel's vDSO parser is a member, so a user links libtod.a alone.
-$(GBIN)/lib/tod.o: vdso/tod.c vdso/tod.h
+$(GBIN)/lib/tod.o: vdso/tod.c vdso/tod.h $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -I$(SELFTESTS)/vDSO -c -o $@ $<
 
@@ -132,13 +132,14 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDS
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
-$(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c
+$(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-sign-compare -I$(SELFTESTS) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-sign-compare -I$(SELFTESTS) -o $@ $(filter %.c,$^) \
+		$(GUEST_LDFLAGS)
 
-$(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO)
+$(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $^ $(GUEST_LDFLAGS)
+	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 initramfs: guest-bin
 	@scripts/initramfs.sh

@@ -67,7 +67,8 @@ done < <(tr -d '\r' <"$serial" | grep -aE "$alarms" || true)
 if [ -n "$kcsan_ours" ]; then
 	while IFS=$'\t' read -r title funcs; do
 		ours=''
-		for f in $funcs; do
+		read -ra fl <<<"$funcs"
+		for f in "${fl[@]}"; do
 			if grep -qxF -- "$f" "$kcsan_ours"; then ours=$f; break; fi
 		done
 		if [ -n "$ours" ]; then
@@ -83,12 +84,14 @@ if [ -n "$kcsan_ours" ]; then
 			t = title; sub(/.* in /, "", t); gsub(/\//, " ", t)
 			funcs = ""
 			n = split(t, w, " ")
-			for (i = 1; i <= n; i++) { sub(/\+.*/, "", w[i]); funcs = funcs " " w[i] }
+			for (i = 1; i <= n; i++) { sub(/[+.].*/, "", w[i]); funcs = funcs " " w[i] }
 			next
 		}
 		title != "" && /^=+$/ { flush(); next }
-		title != "" && match($0, /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/) {
-			f = substr($0, RSTART, RLENGTH); sub(/^ */, "", f); sub(/\+.*/, "", f)
+		# a frame at +0x0 is no return address: a stale word of the guessing unwinder
+		title != "" && match($0, /^ *[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/) &&
+		    $0 !~ /\+0x0\// {
+			f = substr($0, RSTART, RLENGTH); sub(/^ */, "", f); sub(/[+.].*/, "", f)
 			funcs = funcs " " f
 		}
 		END { flush() }')

@@ -47,15 +47,23 @@ need_cmd() {
 # adds, the inlines of the headers it adds count as its own, and a symbol
 # its source never names is kept too (made by a macro); an out-of-line
 # copy of a stock header's inline, which the source only calls, is not.
-# In a stock file it changes, only its added lines count.
-# Compiler clones (name.constprop.0, .isra, .cold) are left out: their base
-# names are shared with copies in other files.
+# In a stock file it changes, its added lines count, and so does a stock
+# function whose body it changes (the function of a hunk whose first added
+# line of code, comments aside, is indented): code of the series inlined there has no symbol of its
+# own. Compiler clones (name.isra.0, .constprop.0, .cold) count by their
+# base name; a name KOUT/System.map defines more than once (a static copy
+# in many objects, lock_is_held, KCSAN's _sub_I_ constructors) does not.
 series_functions() {
 	local f o
 	defined() { grep -E '^\+?[A-Za-z_]' | grep -vE ';[[:space:]]*$' |
 		grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | sort -u; }
-	symbols() { nm --defined-only "$1" | awk '$2 ~ /^[tTW]$/ { print $3 }' | sort -u; }
-	local hdrs=()
+	symbols() { nm --defined-only "$1" | awk '$2 ~ /^[tTW]$/ { sub(/\..*/, "", $3); print $3 }' | sort -u; }
+	# the function of each hunk whose first added line is indented
+	changed() { awk '/^@@/ { head = $0; sub(/^@@[^@]*@@ ?/, "", head); first = 1; next }
+		first && /^\+/ && !/^\+[ \t]*(\*|\/\*|\/\/|$)/ { first = 0
+			if (/^\+[ \t]/ && match(head, /[A-Za-z_][A-Za-z0-9_]*\(/))
+				print substr(head, RSTART, RLENGTH - 1) }'; }
+	local hdrs=() map=$1/System.map
 	while read -r f; do hdrs+=("$KSRC/$f"); done < <(git -C "$KSRC" diff --name-only --diff-filter=A base..HEAD -- '*.h')
 	{
 		git -C "$KSRC" diff --name-only --diff-filter=A base..HEAD -- '*.c' | while read -r f; do
@@ -68,7 +76,12 @@ series_functions() {
 		git -C "$KSRC" diff --name-only --diff-filter=M base..HEAD -- '*.c' | while read -r f; do
 			o=$1/${f%.c}.o
 			[ -f "$o" ] || continue
-			symbols "$o" | grep -xFf <(git -C "$KSRC" diff base..HEAD -- "$f" | grep '^+' | defined) || true
+			symbols "$o" | grep -xFf <({ git -C "$KSRC" diff base..HEAD -- "$f" | grep '^+' | defined
+				git -C "$KSRC" diff -U0 base..HEAD -- "$f" | changed; } | sort -u) || true
 		done
-	} | grep -v '\.' | sort -u
+	} | sort -u | if [ -f "$map" ]; then
+		grep -vxFf <(awk '{ n[$3]++ } END { for (s in n) if (n[s] > 1) print s }' "$map") || true
+	else
+		cat
+	fi
 }

@@ -28,8 +28,7 @@ while read -r name params; do
 	fi
 	if [[ $params == on-demand || $params == "on-demand "* ]]; then
 		[ "${ONLY:-}" = "$name" ] || continue
-		params=${params#on-demand}
-		params=${params# }
+		read -r _ params <<<"$params"
 	fi
 	kernel=default kout=$KOUT
 	if [[ $params == @* ]]; then

@@ -1136,13 +1136,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--first")) {
+		long n;
+
 		errno = 0;
-		first = strtol(argv[2], &end, 10);
-		if (errno || *end || first < 1) {
+		n = strtol(argv[2], &end, 10);
+		if (errno || *end || end == argv[2] || n < 1 || n > INT_MAX) {
 			fprintf(stderr, "tod_adjtimex: --first wants a number of cases >= 1, not '%s'\n",
 				argv[2]);
 			return 2;
 		}
+		first = n;
 	} else if (argc > 1 && strcmp(argv[1], "--corrupt-first")) {
 		fprintf(stderr, "usage: tod_adjtimex [--first N | --selfcheck | --list]\n");
 		return 2;

@@ -68,8 +68,10 @@ static int64_t sw_slack(int64_t r)
  * while the host was busy, since a host stall inside the switch is lost
  * time for the guest). A source switch may lose at most
  * SW_LOSS_MAX and gain at most SW_GAIN_MAX. On jiffies the clock moves only
- * at the tick, so a reading there is up to a tick behind the time: a switch
- * to or from jiffies may seem to lose or gain one tick more (the storm's
+ * when jiffies does, so a reading there is behind the time by up to a tick
+ * plus the time the tick's interrupt is late (under TCG up to another tick:
+ * 6.1 ms was seen at HZ=250 with the host idle): a switch to or from
+ * jiffies may seem to lose or gain up to two ticks more (the storm's
  * "ahead" rule checks that jiffies never really runs ahead).
  */
 #define SW_LOSS_MAX	(1000 * 1000)
@@ -291,9 +293,9 @@ void case_switch(int argc, char **argv)
 			 n, fewest, inv[1], jumps[1], (long long)ahead[1], (long long)sw_slack(raw_ns()),
 			 (long long)worst[1]);
 	ksft_test_result(loss[0].n && loss[0].most <= SW_LOSS_MAX && loss[0].least >= -SW_GAIN_MAX &&
-			 (!loss[1].n || (loss[1].most <= tick + SW_LOSS_MAX &&
-					 loss[1].least >= -tick - SW_GAIN_MAX)),
-			 "a switch loses at most %d us and gains at most %d us (a tick of %lld us more either way with jiffies): between tsc, hpet, acpi_pm %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
+			 (!loss[1].n || (loss[1].most <= 2 * tick + SW_LOSS_MAX &&
+					 loss[1].least >= -2 * tick - SW_GAIN_MAX)),
+			 "a switch loses at most %d us and gains at most %d us (two ticks of %lld us more either way with jiffies): between tsc, hpet, acpi_pm %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
 			 SW_LOSS_MAX / 1000, SW_GAIN_MAX / 1000, (long long)tick / 1000,
 			 loss[0].least / 1e3, loss[0].most / 1e3, loss[1].least / 1e3, loss[1].most / 1e3);
 	ksft_test_result(!ret && !tod_sysfs_read("current_timesource", now, sizeof(now)) &&

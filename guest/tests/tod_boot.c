@@ -19,6 +19,7 @@
  *                                at most 2 ms, (CLOCK_TOD_REALTIME -
  *                                CLOCK_REALTIME) stays within 1 ms of its
  *                                value before the first, no reading goes back
+ *                                (on jiffies each limit two ticks more)
  * Several checks can follow each other on one command line.
  */
 #define _GNU_SOURCE
@@ -179,10 +180,20 @@ static int64_t clock_diff(clockid_t outer, clockid_t inner)
 
 static void check_cycles(int n, const char *state)
 {
-	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0;
+	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0, slack = 0;
 	int i, ok = 0, secs;
+	struct timespec res;
 	pthread_t th[2];
 	char alarm[16];
+
+	/*
+	 * On a source that counts ticks (jiffies: a resolution of a tick) each
+	 * reading is behind by up to a tick plus the time the tick is late
+	 * (under TCG up to another tick): two ticks more on every limit. A
+	 * tick lost per cycle still fails the total.
+	 */
+	if (!syscall(SYS_clock_getres, CLOCK_TOD_MONOTONIC, &res) && ts_ns(&res) >= 1000000)
+		slack = 2 * ts_ns(&res);
 
 	ksft_print_msg("vDSO entry points: %s\n", tod_vdso_available() ? "yes" : "no (syscall)");
 	atomic_store(&stop, 0);
@@ -218,15 +229,15 @@ static void check_cycles(int n, const char *state)
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
 	ksft_test_result(ok == n, "%d of %d '%s' cycles resumed\n", ok, n, state);
-	ksft_test_result(ok == n && llabs(worst_step) <= 1000000,
-			 "each cycle: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed at most %+.3f ms (limit 1)\n",
-			 worst_step / 1e6);
-	ksft_test_result(ok == n && llabs(m - m0) <= 2000000,
-			 "%d cycles: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed %+.3f ms in all (limit 2)\n",
-			 ok, (m - m0) / 1e6);
-	ksft_test_result(ok == n && llabs(worst_real) <= 1000000,
-			 "(CLOCK_TOD_REALTIME - CLOCK_REALTIME) at most %+.3f ms from before the first cycle (limit 1)\n",
-			 worst_real / 1e6);
+	ksft_test_result(ok == n && llabs(worst_step) <= 1000000 + slack,
+			 "each cycle: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed at most %+.3f ms (limit 1 + %.0f for the tick)\n",
+			 worst_step / 1e6, slack / 1e6);
+	ksft_test_result(ok == n && llabs(m - m0) <= 2000000 + slack,
+			 "%d cycles: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed %+.3f ms in all (limit 2 + %.0f for the tick)\n",
+			 ok, (m - m0) / 1e6, slack / 1e6);
+	ksft_test_result(ok == n && llabs(worst_real) <= 1000000 + slack,
+			 "(CLOCK_TOD_REALTIME - CLOCK_REALTIME) at most %+.3f ms from before the first cycle (limit 1 + %.0f for the tick)\n",
+			 worst_real / 1e6, slack / 1e6);
 	ksft_test_result(atomic_load(&backwards) == 0,
 			 "syscall reader: CLOCK_TOD_MONOTONIC never stepped back (%ld times)\n",
 			 atomic_load(&backwards));

@@ -152,7 +152,7 @@ void case_switch(int argc, char **argv)
 	static const char *const order[] = { "tsc", "hpet", "acpi_pm", "jiffies" };
 	long secs = arg_long(argc, argv, 2, 10, 1, 3600);
 	long period = arg_long(argc, argv, 3, 100, 1, 60000);
-	const char *rot[ARRAY_SIZE(order)];
+	const char *rot[ARRAY_SIZE(order)], *first;
 	char orig[64], avail[256], now[64];
 	struct sw_reader *rd;
 	long switches = 0, failed = 0, n = 0, inv[2] = { 0, 0 }, jumps[2] = { 0, 0 }, fewest = -1;
@@ -229,7 +229,18 @@ void case_switch(int argc, char **argv)
 				       i ? " to or from jiffies" : " between tsc, hpet, acpi_pm",
 				       loss[i].sum / 1e3 / loss[i].n, loss[i].least / 1e3,
 				       loss[i].most / 1e3, loss[i].n);
-	set_source(orig);
+	/*
+	 * The readers' rule takes their earlier readings as the time; a
+	 * reading on jiffies is behind it (the time its tick began), so they
+	 * start on a source that counts continuously.
+	 */
+	first = rot[(start + nrot - 1) % nrot];
+	if (!strcmp(first, "jiffies")) {
+		first = rot[0];		/* jiffies is last in order[] */
+		start = 1;
+	}
+	if ((ret = set_source(first)))
+		ksft_exit_fail_msg("switching to %s: %s\n", first, strerror(-ret));
 	ksft_print_msg("rule: %d readers, rotation every %ld ms for %ld s; no step back, never ahead of earlier readings + elapsed + 2 us + %.1f ppm of the run\n",
 		       ncpus, period, secs, sw_ppm);
 	sw_start = raw_ns();

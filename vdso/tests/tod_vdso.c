@@ -13,8 +13,9 @@
  *                      reading taken after the hand-over is never older
  *                      than the one handed over: zero inversions
  *   agree [S]          tod REALTIME within 1 ms of the stock CLOCK_REALTIME
- *                      (on jiffies: behind by at most a tick + 1 ms, never
- *                      more than 0.1 ms ahead), 25 samples;
+ *                      in 25 samples (on jiffies the closest within 1 ms
+ *                      behind and 0.1 ms ahead, the farthest within two
+ *                      ticks + 1 ms behind);
  *                      tod entry, stock vDSO entry and glibc inside a
  *                      syscall sandwich for each id; rate over S seconds
  *                      within 10 ppm of CLOCK_MONOTONIC_RAW

@@ -2,10 +2,13 @@
 /*
  * gtod: cost of one time read, path by path, measured side by side.
  *
- * Every round runs every selected path once (rounds interleave the paths, so
- * drift in the host hits them alike); each path's figure is the median over
- * rounds of the per-call cost, with min and max. Per-call cost is the wall
- * time of a timed loop of --iters calls divided by --iters, per thread.
+ * Every round runs every selected path once, in an order shuffled afresh
+ * each round (seeded: --seed, printed and in the JSON), so drift in the host
+ * and the position in a round hit every path alike; each path's figure is
+ * the median over rounds of the per-call cost, with min and max. Per-call
+ * cost is the wall time of a timed loop of --iters calls divided by
+ * --iters, per thread. Every call's return value is checked: a path with a
+ * failed call is reported as failed, not timed, and gtod exits 1.
  *
  * Under QEMU/TCG absolute nanoseconds are emulation figures, not hardware
  * ones: compare paths by their ratios.
@@ -46,28 +49,32 @@ static volatile uint64_t sink;
  * body is exactly the call being measured.
  */
 #define GTOD_LOOP(name, call)					\
-static uint64_t name(long n)					\
+static uint64_t name(long n, long *errs)			\
 {								\
-	struct timeval tv;					\
+	struct timeval tv = { 0 };				\
 	uint64_t s = 0;						\
+	long e = 0;						\
 								\
 	while (n--) {						\
-		call(&tv, NULL);				\
+		e += call(&tv, NULL) != 0;			\
 		s += tv.tv_usec;				\
 	}							\
+	*errs += e;						\
 	return s;						\
 }
 
 #define CGT_LOOP(name, call, clock)				\
-static uint64_t name(long n)					\
+static uint64_t name(long n, long *errs)			\
 {								\
-	struct timespec ts;					\
+	struct timespec ts = { 0 };				\
 	uint64_t s = 0;						\
+	long e = 0;						\
 								\
 	while (n--) {						\
-		call(clock, &ts);				\
+		e += call(clock, &ts) != 0;			\
 		s += ts.tv_nsec;				\
 	}							\
+	*errs += e;						\
 	return s;						\
 }
 
@@ -93,12 +100,15 @@ CGT_LOOP(run_tod_vdso_coarse, tod_cgt, CLOCK_TOD_REALTIME_COARSE)
 CGT_LOOP(run_tod_stock_vdso_cgt, vdso_cgt, CLOCK_TOD_REALTIME)
 CGT_LOOP(run_tod_glibc_cgt, clock_gettime, CLOCK_TOD_REALTIME)
 CGT_LOOP(run_tod_syscall_cgt, syscall_cgt, CLOCK_TOD_REALTIME)
+/* always fails (EINVAL): shows that a path with failed calls is caught */
+CGT_LOOP(run_bad_syscall_cgt, syscall_cgt, (clockid_t)-1)
 
-static uint64_t run_rdtsc(long n)
+static uint64_t run_rdtsc(long n, long *errs)
 {
 	uint64_t s = 0;
 	uint32_t lo, hi;
 
+	(void)errs;	/* cannot fail */
 	while (n--) {
 		asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
 		s += lo;
@@ -106,11 +116,12 @@ static uint64_t run_rdtsc(long n)
 	return s;
 }
 
-static uint64_t run_lfence_rdtsc(long n)
+static uint64_t run_lfence_rdtsc(long n, long *errs)
 {
 	uint64_t s = 0;
 	uint32_t lo, hi;
 
+	(void)errs;	/* cannot fail */
 	while (n--) {
 		asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 		s += lo;
@@ -118,11 +129,12 @@ static uint64_t run_lfence_rdtsc(long n)
 	return s;
 }
 
-static uint64_t run_rdtscp(long n)
+static uint64_t run_rdtscp(long n, long *errs)
 {
 	uint64_t s = 0;
 	uint32_t lo, hi, aux;
 
+	(void)errs;	/* cannot fail */
 	while (n--) {
 		asm volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
 		s += lo;
@@ -133,30 +145,33 @@ static uint64_t run_rdtscp(long n)
 struct path {
 	const char *name;
 	const char *what;
-	uint64_t (*run)(long n);
+	uint64_t (*run)(long n, long *errs);	/* adds the failed calls to *errs */
 	int needs_vdso;		/* 1: the stock vDSO, 2: the tod entry points too */
 	int ntp;		/* timed while a frequency offset and a slew are in effect */
+	int check;		/* a check of gtod itself: run only when named */
 };
 
 static const struct path paths[] = {
-	{ "stock-vdso-gtod", "stock vDSO gettimeofday", run_vdso_gtod, 1, 0 },
-	{ "stock-syscall-gtod", "stock syscall(SYS_gettimeofday)", run_syscall_gtod, 0, 0 },
-	{ "stock-vdso-cgt", "stock vDSO clock_gettime(REALTIME)", run_vdso_cgt, 1, 0 },
-	{ "stock-glibc-cgt", "glibc clock_gettime(REALTIME)", run_glibc_cgt, 0, 0 },
-	{ "stock-syscall-cgt", "stock syscall(SYS_clock_gettime, REALTIME)", run_syscall_cgt, 0, 0 },
-	{ "tod-vdso-gtod", "tod vDSO __vdso_tod_gettimeofday", run_tod_vdso_gtod, 2, 0 },
+	{ "stock-vdso-gtod", "stock vDSO gettimeofday", run_vdso_gtod, 1, 0, 0 },
+	{ "stock-syscall-gtod", "stock syscall(SYS_gettimeofday)", run_syscall_gtod, 0, 0, 0 },
+	{ "stock-vdso-cgt", "stock vDSO clock_gettime(REALTIME)", run_vdso_cgt, 1, 0, 0 },
+	{ "stock-glibc-cgt", "glibc clock_gettime(REALTIME)", run_glibc_cgt, 0, 0, 0 },
+	{ "stock-syscall-cgt", "stock syscall(SYS_clock_gettime, REALTIME)", run_syscall_cgt, 0, 0, 0 },
+	{ "tod-vdso-gtod", "tod vDSO __vdso_tod_gettimeofday", run_tod_vdso_gtod, 2, 0, 0 },
 	{ "tod-vdso-gtod-ntp", "tod-vdso-gtod, NTP frequency offset and slew in effect",
-	  run_tod_vdso_gtod, 2, 1 },
-	{ "tod-vdso-cgt", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME)", run_tod_vdso_cgt, 2, 0 },
+	  run_tod_vdso_gtod, 2, 1, 0 },
+	{ "tod-vdso-cgt", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME)", run_tod_vdso_cgt, 2, 0, 0 },
 	{ "tod-vdso-cgt-ntp", "tod-vdso-cgt, NTP frequency offset and slew in effect",
-	  run_tod_vdso_cgt, 2, 1 },
-	{ "tod-vdso-coarse", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME_COARSE)", run_tod_vdso_coarse, 2, 0 },
-	{ "tod-stock-vdso-cgt", "stock vDSO clock_gettime(TOD_REALTIME)", run_tod_stock_vdso_cgt, 2, 0 },
-	{ "tod-glibc-cgt", "glibc clock_gettime(TOD_REALTIME)", run_tod_glibc_cgt, 2, 0 },
-	{ "tod-syscall-cgt", "syscall(SYS_clock_gettime, TOD_REALTIME)", run_tod_syscall_cgt, 2, 0 },
-	{ "rdtsc", "bare rdtsc", run_rdtsc, 0, 0 },
-	{ "lfence-rdtsc", "lfence; rdtsc", run_lfence_rdtsc, 0, 0 },
-	{ "rdtscp", "rdtscp", run_rdtscp, 0, 0 },
+	  run_tod_vdso_cgt, 2, 1, 0 },
+	{ "tod-vdso-coarse", "tod vDSO __vdso_tod_clock_gettime(TOD_REALTIME_COARSE)", run_tod_vdso_coarse, 2, 0, 0 },
+	{ "tod-stock-vdso-cgt", "stock vDSO clock_gettime(TOD_REALTIME)", run_tod_stock_vdso_cgt, 2, 0, 0 },
+	{ "tod-glibc-cgt", "glibc clock_gettime(TOD_REALTIME)", run_tod_glibc_cgt, 2, 0, 0 },
+	{ "tod-syscall-cgt", "syscall(SYS_clock_gettime, TOD_REALTIME)", run_tod_syscall_cgt, 2, 0, 0 },
+	{ "rdtsc", "bare rdtsc", run_rdtsc, 0, 0, 0 },
+	{ "lfence-rdtsc", "lfence; rdtsc", run_lfence_rdtsc, 0, 0, 0 },
+	{ "rdtscp", "rdtscp", run_rdtscp, 0, 0, 0 },
+	{ "bad-syscall-cgt", "syscall(SYS_clock_gettime, -1): fails, to check the error count",
+	  run_bad_syscall_cgt, 0, 0, 1 },
 };
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
@@ -184,6 +199,7 @@ struct thread_arg {
 	pthread_barrier_t *bar;
 	double ns;
 	uint64_t sum;
+	long errs;
 };
 
 static double now_ns(void)
@@ -261,11 +277,12 @@ static void *thread_fn(void *a)
 		fprintf(stderr, "gtod: cannot pin a thread to cpu%d: %s\n", t->cpu, strerror(errno));
 		exit(1);
 	}
-	t->sum = t->p->run(t->iters / 100 + 1); /* warm up */
+	if (t->iters)
+		t->sum = t->p->run(t->iters / 100 + 1, &t->errs); /* warm up */
 	pthread_barrier_wait(t->bar);
 	t0 = now_ns();
-	t->sum += t->p->run(t->iters);
-	t->ns = (now_ns() - t0) / t->iters;
+	t->sum += t->p->run(t->iters, &t->errs);
+	t->ns = t->iters ? (now_ns() - t0) / t->iters : 0;
 	return NULL;
 }
 
@@ -286,8 +303,11 @@ static void find_cpus(void)
 			cpus[ncpus++] = c;
 }
 
-/* One timed run of path p on nthreads threads: mean per-call ns. */
-static double measure(const struct path *p, long iters, int nthreads)
+/*
+ * One timed run of path p on nthreads threads: mean per-call ns; the failed
+ * calls of all threads are added to *errs.
+ */
+static double measure(const struct path *p, long iters, int nthreads, long *errs)
 {
 	struct thread_arg args[64];
 	pthread_t tid[64];
@@ -299,7 +319,7 @@ static double measure(const struct path *p, long iters, int nthreads)
 		ntp_begin();
 	pthread_barrier_init(&bar, NULL, nthreads);
 	for (i = 0; i < nthreads; i++) {
-		args[i] = (struct thread_arg){ p, iters, cpus[i % ncpus], &bar, 0, 0 };
+		args[i] = (struct thread_arg){ p, iters, cpus[i % ncpus], &bar, 0, 0, 0 };
 		rc = pthread_create(&tid[i], NULL, thread_fn, &args[i]);
 		if (rc) {
 			fprintf(stderr, "gtod: pthread_create: %s\n", strerror(rc));
@@ -310,6 +330,7 @@ static double measure(const struct path *p, long iters, int nthreads)
 		pthread_join(tid[i], NULL);
 		sum += args[i].ns;
 		sink += args[i].sum;
+		*errs += args[i].errs;
 	}
 	pthread_barrier_destroy(&bar);
 	if (p->ntp)
@@ -330,15 +351,19 @@ static void usage(FILE *f, const char *argv0)
 
 	fprintf(f,
 		"usage: %s [--path NAME[,NAME...]|all] [--iters N] [--rounds N]\n"
-		"          [--threads N[,N...]] [--json FILE|-] [--list] [--help]\n"
-		"Time one clock read per path; rounds interleave the paths (and thread counts).\n"
+		"          [--threads N[,N...]] [--seed N] [--json FILE|-] [--list] [--help]\n"
+		"Time one clock read per path; rounds interleave the paths (and thread counts)\n"
+		"in an order shuffled each round.\n"
 		"  --path     paths to run (default: all)\n"
-		"  --iters    calls per timed loop and thread (default 200000)\n"
+		"  --iters    calls per timed loop and thread (default 200000; 0 makes no\n"
+		"             calls, a baseline for counting the process's own syscalls)\n"
 		"  --rounds   rounds; the median over rounds is reported (default 5)\n"
 		"  --threads  thread counts, each run in every round; threads are pinned\n"
 		"             round-robin to the CPUs this process may use (default 1)\n"
+		"  --seed     seed of the round order (default: from the time and pid)\n"
 		"  --json     also write the raw figures as JSON to FILE (- = stdout)\n"
 		"  --list     list the paths and exit\n"
+		"A path with a failed call is reported as failed, and gtod exits 1.\n"
 		"The -ntp paths change the tod clock's NTP state while they run (root only).\n"
 		"paths:\n",
 		argv0);
@@ -346,19 +371,35 @@ static void usage(FILE *f, const char *argv0)
 		fprintf(f, "  %-20s %s\n", paths[i].name, paths[i].what);
 }
 
-static long parse_pos(const char *opt, const char *s, long max, const char *argv0)
+static long parse_range(const char *opt, const char *s, long min, long max, const char *argv0)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 0);
-	if (errno || *end || v <= 0 || v > max) {
-		fprintf(stderr, "gtod: %s needs an integer in 1..%ld, got '%s'\n", opt, max, s);
+	if (errno || *end || v < min || v > max) {
+		fprintf(stderr, "gtod: %s needs an integer in %ld..%ld, got '%s'\n", opt, min, max, s);
 		usage(stderr, argv0);
 		exit(2);
 	}
 	return v;
+}
+
+static long parse_pos(const char *opt, const char *s, long max, const char *argv0)
+{
+	return parse_range(opt, s, 1, max, argv0);
+}
+
+/* xorshift64*: the round order, reproducible from the seed */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
 }
 
 #define MAX_TCOUNTS 8
@@ -381,19 +422,23 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "seed", required_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int sel[NPATHS] = { 0 }, any = 0, c, tcount[MAX_TCOUNTS] = { 1 }, ntc = 1;
-	long iters = 200000, rounds = 5;
+	long iters = 200000, rounds = 5, errs[NPATHS][MAX_TCOUNTS] = { { 0 } };
+	unsigned long long seed = 0;
+	int seeded = 0, failed = 0;
+	size_t order[NPATHS * MAX_TCOUNTS], norder = 0, *orders;
 	const char *json = NULL;
 	double *res[NPATHS][MAX_TCOUNTS], med[NPATHS][MAX_TCOUNTS], lo[NPATHS][MAX_TCOUNTS],
 		hi[NPATHS][MAX_TCOUNTS];
 	unsigned long base;
 	size_t i, r, k;
 
-	while ((c = getopt_long(argc, argv, "p:i:r:t:j:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:i:r:t:j:s:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *s = strdup(optarg), *tok, *save = NULL;
@@ -402,7 +447,8 @@ int main(int argc, char **argv)
 				int found = 0;
 
 				for (i = 0; i < NPATHS; i++)
-					if (!strcmp(tok, "all") || !strcmp(tok, paths[i].name))
+					if ((!strcmp(tok, "all") && !paths[i].check) ||
+					    !strcmp(tok, paths[i].name))
 						sel[i] = found = any = 1;
 				if (!found) {
 					fprintf(stderr, "gtod: unknown path '%s' (see --list)\n", tok);
@@ -413,7 +459,20 @@ int main(int argc, char **argv)
 			free(s);
 			break;
 		}
-		case 'i': iters = parse_pos("--iters", optarg, 1000000000L, argv[0]); break;
+		case 'i': iters = parse_range("--iters", optarg, 0, 1000000000L, argv[0]); break;
+		case 's': {
+			char *end;
+
+			errno = 0;
+			seed = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg) {
+				fprintf(stderr, "gtod: --seed needs an unsigned integer, got '%s'\n", optarg);
+				usage(stderr, argv[0]);
+				return 2;
+			}
+			seeded = 1;
+			break;
+		}
 		case 'r': rounds = parse_pos("--rounds", optarg, 1000, argv[0]); break;
 		case 't': {
 			char *s = strdup(optarg), *tok, *save = NULL;
@@ -448,7 +507,7 @@ int main(int argc, char **argv)
 	}
 	if (!any)
 		for (i = 0; i < NPATHS; i++)
-			sel[i] = 1;
+			sel[i] = !paths[i].check;
 
 	base = getauxval(AT_SYSINFO_EHDR);
 	if (base) {
@@ -493,14 +552,36 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-	for (r = 0; r < (size_t)rounds; r++)
-		for (i = 0; i < NPATHS; i++)
-			for (k = 0; k < (size_t)ntc; k++)
-				if (sel[i])
-					res[i][k][r] = measure(&paths[i], iters, tcount[k]);
+	if (!seeded)
+		seed = (unsigned long long)time(NULL) * 1000003ULL ^ (unsigned long long)getpid();
+	rng_state = seed ? seed : 1;
+	for (i = 0; i < NPATHS; i++)
+		for (k = 0; k < (size_t)ntc; k++)
+			if (sel[i])
+				order[norder++] = i * MAX_TCOUNTS + k;
+	orders = calloc(rounds * norder + 1, sizeof(*orders));
+	if (!orders) {
+		fprintf(stderr, "gtod: out of memory\n");
+		return 1;
+	}
+	for (r = 0; r < (size_t)rounds; r++) {
+		/* Fisher-Yates: a fresh order every round */
+		for (size_t n = norder; n > 1; n--) {
+			size_t j = rng_next() % n, t = order[n - 1];
 
-	printf("gtod: %ld rounds x %ld calls per thread, %d CPU(s); ns per call\n",
-	       rounds, iters, ncpus);
+			order[n - 1] = order[j];
+			order[j] = t;
+		}
+		memcpy(&orders[r * norder], order, norder * sizeof(*order));
+		for (size_t n = 0; n < norder; n++) {
+			i = order[n] / MAX_TCOUNTS;
+			k = order[n] % MAX_TCOUNTS;
+			res[i][k][r] = measure(&paths[i], iters, tcount[k], &errs[i][k]);
+		}
+	}
+
+	printf("gtod: %ld rounds x %ld calls per thread, %d CPU(s), order seed %llu; ns per call\n",
+	       rounds, iters, ncpus, seed);
 	printf("%-20s %7s %10s %10s %10s  %s\n", "path", "threads", "median", "min", "max", "what");
 	for (i = 0; i < NPATHS; i++) {
 		double *v;
@@ -516,6 +597,16 @@ int main(int argc, char **argv)
 			med[i][k] = rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
 			lo[i][k] = v[0];
 			hi[i][k] = v[rounds - 1];
+			if (errs[i][k]) {
+				/* not a timing: a failed call may return at once */
+				printf("%-20s %7d %32s  %s\n", paths[i].name, tcount[k], "FAILED", paths[i].what);
+				fprintf(stderr, "gtod: %s (%d thread%s): %ld of %ld calls failed: not timed\n",
+					paths[i].name, tcount[k], tcount[k] == 1 ? "" : "s", errs[i][k],
+					rounds * (iters + (iters ? iters / 100 + 1 : 0)) * tcount[k]);
+				med[i][k] = lo[i][k] = hi[i][k] = 0;
+				failed = 1;
+				continue;
+			}
 			printf("%-20s %7d %10.1f %10.1f %10.1f  %s\n", paths[i].name, tcount[k],
 			       med[i][k], lo[i][k], hi[i][k], paths[i].what);
 		}
@@ -525,7 +616,7 @@ int main(int argc, char **argv)
 	for (r = 0; r < sizeof(ratios) / sizeof(ratios[0]); r++) {
 		int a = find_path(ratios[r][0], sel), b = find_path(ratios[r][1], sel);
 
-		if (a >= 0 && b >= 0 && med[b][0] > 0)
+		if (a >= 0 && b >= 0 && med[a][0] > 0 && med[b][0] > 0)
 			printf("  %-20s / %-20s = %6.2f\n", ratios[r][0], ratios[r][1],
 			       med[a][0] / med[b][0]);
 	}
@@ -544,8 +635,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gtod: cannot write %s: %s\n", json, strerror(errno));
 			return 1;
 		}
-		fprintf(f, "{\"iters\": %ld, \"rounds\": %ld, \"cpus\": %d, \"threads\": [", iters,
-			rounds, ncpus);
+		fprintf(f, "{\"iters\": %ld, \"rounds\": %ld, \"cpus\": %d, \"seed\": %llu, \"threads\": [",
+			iters, rounds, ncpus, seed);
 		for (k = 0; k < (size_t)ntc; k++)
 			fprintf(f, "%s%d", k ? ", " : "", tcount[k]);
 		fprintf(f, "], \"paths\": [");
@@ -553,14 +644,26 @@ int main(int argc, char **argv)
 			if (!sel[i])
 				continue;
 			for (k = 0; k < (size_t)ntc; k++) {
-				fprintf(f, "%s\n  {\"name\": \"%s\", \"threads\": %d, \"median_ns\": %.3f, \"min_ns\": %.3f, \"max_ns\": %.3f, \"samples_ns\": [",
-					first ? "" : ",", paths[i].name, tcount[k], med[i][k],
-					lo[i][k], hi[i][k]);
+				fprintf(f, "%s\n  {\"name\": \"%s\", \"threads\": %d, \"errors\": %ld, \"failed\": %s, \"median_ns\": %.3f, \"min_ns\": %.3f, \"max_ns\": %.3f, \"samples_ns\": [",
+					first ? "" : ",", paths[i].name, tcount[k], errs[i][k],
+					errs[i][k] ? "true" : "false", med[i][k], lo[i][k], hi[i][k]);
 				for (r = 0; r < (size_t)rounds; r++)
 					fprintf(f, "%s%.3f", r ? ", " : "", res[i][k][r]);
 				fprintf(f, "]}");
 				first = 0;
 			}
+		}
+		/* the order of each round: "path/threads" */
+		fprintf(f, "\n], \"orders\": [");
+		for (r = 0; r < (size_t)rounds; r++) {
+			fprintf(f, "%s\n  [", r ? "," : "");
+			for (size_t n = 0; n < norder; n++) {
+				size_t o = orders[r * norder + n];
+
+				fprintf(f, "%s\"%s/%d\"", n ? ", " : "", paths[o / MAX_TCOUNTS].name,
+					tcount[o % MAX_TCOUNTS]);
+			}
+			fprintf(f, "]");
 		}
 		fprintf(f, "\n]}\n");
 		if (f != stdout && fclose(f)) {
@@ -568,5 +671,5 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	return 0;
+	return failed;
 }

@@ -1,27 +1,35 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise one 'make bench' boot: the issue's ratios against their targets.
+"""Summarise one 'make bench' run: the issue's ratios against their targets.
 
-Reads the JSON the guest returned (build/results/gtod.json, gtod-ts-*.json,
-gtod-cs-hpet.json, hyperfine.json) and prints each ratio two ways: the ratio
-of the medians, and the median of the per-round ratios (the paths of one
-round run back to back, so this one cancels drift between rounds). Targets
-are reported, not asserted: QEMU TCG figures are emulated.
+Reads the JSON of one run directory (build/results/bench-DATE-COMMIT, with
+boot1/, boot2/, ... when it made several boots): gtod.json, gtod-ts-*.json,
+hyperfine.json and perf.json of each boot. Every ratio is taken from one
+process (both paths of a ratio interleaved in the same rounds) and printed
+three ways: the ratio of the medians, the median of the per-round ratios
+(the paths of one round run back to back, so this one cancels drift between
+rounds), and the ratio of the fastest rounds. With several boots, each
+estimator's median over the boots is printed with its range. Targets are
+reported, not asserted: QEMU TCG figures are emulated. A path that failed
+(errors in its calls, or system calls on a vDSO path) has no figures, is
+shown as FAILED, and makes the exit status 3.
 """
 import glob
 import json
 import os
-import re
 import statistics
 import sys
 
 if len(sys.argv) != 2:
-    sys.exit("usage: summary.py RESULTS_DIR")
-res = sys.argv[1]
+    sys.exit("usage: summary.py RUN_DIR")
+run = sys.argv[1]
+boots = sorted(glob.glob(os.path.join(run, "boot[0-9]*")), key=lambda d: int(d.rsplit("boot", 1)[1]))
+if not boots:
+    boots = [run]
 
 
-def load(name):
-    path = os.path.join(res, name + ".json")
+def load(d, name):
+    path = os.path.join(d, name + ".json")
     return json.load(open(path)) if os.path.exists(path) else None
 
 
@@ -32,19 +40,16 @@ def index(doc, threads=1):
     return {p["name"]: p for p in doc["paths"] if p.get("threads", 1) == threads}
 
 
-main = load("gtod")
-if not main:
-    sys.exit("summary.py: no gtod.json in %s: run 'make bench'" % res)
-one, two = index(main, 1), index(main, 2)
-src = {os.path.basename(f)[len("gtod-ts-"):-len(".json")]: index(json.load(open(f)))
-       for f in sorted(glob.glob(os.path.join(res, "gtod-ts-*.json")))
-       if not re.search(r"-\d{8}T\d{6}Z\.json$", f)}  # the links, not the stamped runs
-cs_hpet = index(load("gtod-cs-hpet"))
+FAILED = "FAILED"
 
 
 def ratio(a, b):
     """(ratio of medians, median of per-round ratios or None, ratio of minima)"""
-    if not a or not b or b["median_ns"] <= 0:
+    if not a or not b:
+        return None
+    if a.get("failed") or b.get("failed"):
+        return FAILED
+    if b["median_ns"] <= 0 or b["min_ns"] <= 0:
         return None
     rm = a["median_ns"] / b["median_ns"]
     sa, sb = a.get("samples_ns"), b.get("samples_ns")
@@ -54,53 +59,119 @@ def ratio(a, b):
     return rm, pr, a["min_ns"] / b["min_ns"]
 
 
-rows = [
-    ("tod-vdso-gtod / stock-vdso-gtod", ratio(one.get("tod-vdso-gtod"), one.get("stock-vdso-gtod")), 0.9),
-    ("tod-vdso-cgt / stock-vdso-cgt", ratio(one.get("tod-vdso-cgt"), one.get("stock-vdso-cgt")), None),
-    ("tod-vdso-gtod / rdtsc", ratio(one.get("tod-vdso-gtod"), one.get("rdtsc")), 3.0),
-    ("tod-vdso-cgt / rdtsc", ratio(one.get("tod-vdso-cgt"), one.get("rdtsc")), 3.0),
-    ("stock-vdso-gtod / rdtsc (reference)", ratio(one.get("stock-vdso-gtod"), one.get("rdtsc")), None),
-    ("tod-syscall-cgt / tod-vdso-cgt", ratio(one.get("tod-syscall-cgt"), one.get("tod-vdso-cgt")), None),
-    ("tod vDSO on hpet / stock syscall on hpet",
-     ratio(src.get("hpet", {}).get("tod-vdso-cgt"), cs_hpet.get("stock-syscall-cgt")), 0.5),
-    ("tod-vdso-gtod NTP active / idle", ratio(one.get("tod-vdso-gtod-ntp"), one.get("tod-vdso-gtod")), 1.02),
-    ("tod-vdso-cgt NTP active / idle", ratio(one.get("tod-vdso-cgt-ntp"), one.get("tod-vdso-cgt")), 1.02),
-    ("tod-vdso-gtod 2 threads / 1 thread", ratio(two.get("tod-vdso-gtod"), one.get("tod-vdso-gtod")), 1.1),
-    ("stock-vdso-gtod 2 threads / 1 thread", ratio(two.get("stock-vdso-gtod"), one.get("stock-vdso-gtod")), None),
-    ("tod-vdso-coarse 2 threads / 1 thread (no rdtsc)",
-     ratio(two.get("tod-vdso-coarse"), one.get("tod-vdso-coarse")), None),
-    ("rdtsc 2 threads / 1 thread (the emulator's floor)", ratio(two.get("rdtsc"), one.get("rdtsc")), None),
-]
-print("ratios (one boot, QEMU TCG; %d rounds of %d calls per path; medians, the median of the\n"
-      "per-round ratios, and the ratio of the fastest rounds)" % (main["rounds"], main["iters"]))
-print("  %-50s %9s %9s %9s %8s  %s" % ("ratio", "medians", "per-round", "minima", "target",
+def rows_of(d):
+    """(name, ratio, target) for one boot"""
+    main = load(d, "gtod")
+    if not main:
+        sys.exit("summary.py: no gtod.json in %s: run 'make bench'" % d)
+    one, two = index(main, 1), index(main, 2)
+    hpet = index(load(d, "gtod-ts-hpet"))
+    return main, [
+        ("tod-vdso-gtod / stock-vdso-gtod", ratio(one.get("tod-vdso-gtod"), one.get("stock-vdso-gtod")), 0.9),
+        ("tod-vdso-cgt / stock-vdso-cgt", ratio(one.get("tod-vdso-cgt"), one.get("stock-vdso-cgt")), None),
+        ("tod-vdso-gtod / rdtsc", ratio(one.get("tod-vdso-gtod"), one.get("rdtsc")), 3.0),
+        ("tod-vdso-cgt / rdtsc", ratio(one.get("tod-vdso-cgt"), one.get("rdtsc")), 3.0),
+        ("stock-vdso-gtod / rdtsc (reference)", ratio(one.get("stock-vdso-gtod"), one.get("rdtsc")), None),
+        ("tod-syscall-cgt / tod-vdso-cgt", ratio(one.get("tod-syscall-cgt"), one.get("tod-vdso-cgt")), None),
+        ("both on hpet: tod-vdso-cgt / stock-syscall-cgt",
+         ratio(hpet.get("tod-vdso-cgt"), hpet.get("stock-syscall-cgt")), 0.5),
+        ("both on hpet: tod-vdso-cgt / stock-vdso-cgt",
+         ratio(hpet.get("tod-vdso-cgt"), hpet.get("stock-vdso-cgt")), None),
+        ("tod-vdso-gtod NTP active / idle", ratio(one.get("tod-vdso-gtod-ntp"), one.get("tod-vdso-gtod")), 1.02),
+        ("tod-vdso-cgt NTP active / idle", ratio(one.get("tod-vdso-cgt-ntp"), one.get("tod-vdso-cgt")), 1.02),
+        ("tod-vdso-gtod 2 threads / 1 thread", ratio(two.get("tod-vdso-gtod"), one.get("tod-vdso-gtod")), 1.1),
+        ("stock-vdso-gtod 2 threads / 1 thread", ratio(two.get("stock-vdso-gtod"), one.get("stock-vdso-gtod")), None),
+        ("tod-vdso-coarse 2 threads / 1 thread (no rdtsc)",
+         ratio(two.get("tod-vdso-coarse"), one.get("tod-vdso-coarse")), None),
+        ("rdtsc 2 threads / 1 thread (the emulator's floor)", ratio(two.get("rdtsc"), one.get("rdtsc")), None),
+    ]
+
+
+per_boot = [rows_of(d) for d in boots]
+main0 = per_boot[0][0]
+nb = len(boots)
+print("ratios (%s; QEMU TCG; %d rounds of %d calls per path in a shuffled order, seed%s %s;\n"
+      "both paths of a ratio in one process; medians, the median of the per-round ratios,\n"
+      "and the ratio of the fastest rounds%s)" %
+      ("one boot" if nb == 1 else "%d boots" % nb, main0["rounds"], main0["iters"],
+       "" if nb == 1 else "s", ", ".join(str(m.get("seed", "?")) for m, _ in per_boot),
+       "" if nb == 1 else "; each: median over the boots [range]"))
+
+
+def fmt(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return "-"
+    if len(vals) == 1:
+        return "%.2f" % vals[0]
+    return "%.2f [%.2f-%.2f]" % (statistics.median(vals), min(vals), max(vals))
+
+
+w = 9 if nb == 1 else 18
+print("  %-50s %*s %*s %*s %8s  %s" % ("ratio", w, "medians", w, "per-round", w, "minima", "target",
                                        "(verdict on the medians)"))
-for name, r, target in rows:
-    if r is None:
-        print("  %-50s %9s" % (name, "n/a"))
+failed = False
+for i, (name, _, target) in enumerate(per_boot[0][1]):
+    rs = [rows[i][1] for _, rows in per_boot]
+    if any(r == FAILED for r in rs):
+        print("  %-50s %*s" % (name, w, FAILED))
+        failed = True
         continue
-    rm, pr, mn = r
+    rs = [r for r in rs if r is not None]
+    if not rs:
+        print("  %-50s %*s" % (name, w, "n/a"))
+        continue
+    rm = statistics.median(r[0] for r in rs)
     verdict = ""
     if target is not None:
         verdict = "met" if rm <= target else "MISSED by %.0f%%" % ((rm / target - 1) * 100)
-    print("  %-50s %9.2f %9s %9.2f %8s  %s" % (name, rm, "%.2f" % pr if pr is not None else "-", mn,
-                                               "<= %.2f" % target if target else "", verdict))
+        if nb > 1:
+            verdict += " (%d of %d boots met)" % (sum(r[0] <= target for r in rs), len(rs))
+    print("  %-50s %*s %*s %*s %8s  %s" % (name, w, fmt([r[0] for r in rs]), w, fmt([r[1] for r in rs]),
+                                           w, fmt([r[2] for r in rs]),
+                                           "<= %.2f" % target if target else "", verdict))
 
-if src:
-    print("\nper timesource (tod paths, 1 thread, median ns per call)")
-    cols = ["tod-vdso-gtod", "tod-vdso-cgt", "tod-vdso-coarse", "tod-syscall-cgt"]
-    print("  %-10s" % "source" + "".join("%17s" % c for c in cols))
+for b, d in enumerate(boots):
+    src = {os.path.basename(f)[len("gtod-ts-"):-len(".json")]: index(json.load(open(f)))
+           for f in sorted(glob.glob(os.path.join(d, "gtod-ts-*.json")))}
+    if not src:
+        continue
+    print("\nper timesource%s (1 thread, median ns per call; stock paths in the same process,\n"
+          "with the stock clocksource on the same counter where it has one)" %
+          ("" if nb == 1 else ", boot %d" % (b + 1)))
+    cols = ["tod-vdso-gtod", "tod-vdso-cgt", "tod-vdso-coarse", "tod-syscall-cgt", "stock-vdso-cgt",
+            "stock-syscall-cgt"]
+    print("  %-10s" % "source" + "".join("%18s" % c for c in cols))
     for s, r in src.items():
-        print("  %-10s" % s + "".join("%17s" % ("%.1f" % r[c]["median_ns"] if c in r else "-")
-                                      for c in cols))
-if cs_hpet:
-    print("  stock paths with the stock clocksource on hpet: " +
-          ", ".join("%s %.1f" % (n, p["median_ns"]) for n, p in cs_hpet.items()))
+        print("  %-10s" % s + "".join(
+            "%18s" % (FAILED if c in r and r[c].get("failed") else
+                      "%.1f" % r[c]["median_ns"] if c in r else "-") for c in cols))
+        failed |= any(p.get("failed") for p in r.values())
 
-hf = load("hyperfine")
-if hf:
-    print("\nhyperfine (whole runs, mean +- stddev of %d runs)" % len(hf["results"][0]["times"]))
-    ref = hf["results"][0]
-    for r in hf["results"]:
-        print("  %-60s %8.3f s +- %.3f   %5.2f x the first" %
-              (r["command"].replace("/bench/gtod ", ""), r["mean"], r["stddev"] or 0, r["mean"] / ref["mean"]))
+REF = "stock-vdso-gtod"
+for b, d in enumerate(boots):
+    hf = load(d, "hyperfine")
+    if not hf:
+        continue
+    res = {r["command"].split("--path ")[1].split()[0]: r for r in hf["results"]}
+    print("\nhyperfine%s (whole runs of 2000000 calls, mean +- stddev of %d runs; reference %s)" %
+          ("" if nb == 1 else ", boot %d" % (b + 1), len(hf["results"][0]["times"]), REF))
+    if REF not in res:
+        print("  the reference %s did not run: no ratios" % REF)
+        failed = True
+        continue
+    for p, r in res.items():
+        print("  %-20s %8.3f s +- %.3f   %5.2f x %s" % (p, r["mean"], r["stddev"] or 0,
+                                                      r["mean"] / res[REF]["mean"], REF))
+
+for b, d in enumerate(boots):
+    perf = load(d, "perf")
+    if not perf:
+        continue
+    print("\nsyscalls per call%s (perf stat raw_syscalls:sys_enter, less a run making no calls)" %
+          ("" if nb == 1 else ", boot %d" % (b + 1)))
+    for p in perf["paths"]:
+        print("  %-20s %.4f  %s" % (p["name"], (p["syscalls"] - p["baseline"]) / perf["calls"],
+                                    "ok" if p["ok"] else FAILED))
+        failed |= not p["ok"]
+sys.exit(3 if failed else 0)  # 3: failed paths (1 would be a Python error)

@@ -1,64 +1,89 @@
 #!/usr/bin/env bash
-# Host side of 'make bench': one guest boot running bench/run-bench.sh; the
-# table is printed, the raw figures saved as JSON under $RESULTS and drawn as
-# a bar chart (gnuplot, SVG) when gnuplot is there.
+# Host side of 'make bench': BOOTS guest boots (default 1) running
+# bench/run-bench.sh. Each run writes into a fresh directory,
+# $RESULTS/bench-DATE-COMMIT (boot1/, boot2/, ... when BOOTS > 1), and
+# $RESULTS/bench-latest points at it; the summary reads only that run. The
+# raw figures are saved as JSON and drawn as a bar chart (gnuplot, SVG)
+# when gnuplot is there. A failed path in any boot fails 'make bench',
+# after the figures are saved.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-rc=0
-"$TOP/scripts/qemu.sh" --job bench --timeout "${BENCH_TIMEOUT:-1200}" --name bench >/dev/null || rc=$?
-res=$RESULTS/bench-results.txt
-[ -f "$res" ] || die "no bench output: see $RESULTS/bench-serial.log"
-# The readable part: everything but the JSON frames and the marker.
-tr -d '\r' <"$res" | awk '/^@@JSON-BEGIN/ { skip = 1; next } /^@@JSON-END/ { skip = 0; next }
-	!skip && !/@@NEWTOD-DONE/'
-[ "$rc" = 0 ] || die "the bench run failed (see above and $RESULTS/bench-serial.log)"
-
+boots=${BOOTS:-1}
+case "$boots" in '' | *[!0-9]* | 0) die "BOOTS must be a positive number of boots, got '$boots'" ;; esac
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-tr -d '\r' <"$res" | awk -v dir="$RESULTS" -v stamp="$stamp" '
-	/^@@JSON-BEGIN / { f = dir "/" $2 "-" stamp ".json"; next }
-	/^@@JSON-END/ { close(f); f = ""; next }
-	f { print > f }'
-for f in gtod hyperfine; do
-	[ -f "$RESULTS/$f-$stamp.json" ] || die "the guest did not return $f JSON (see $RESULTS/bench-serial.log)"
+commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
+if [ -n "$(git -C "$TOP" status --porcelain 2>/dev/null)" ]; then
+	commit=$commit-dirty
+fi
+run=$RESULTS/bench-$stamp-$commit
+mkdir -p "$run"
+failed=0
+for b in $(seq 1 "$boots"); do
+	dir=$run
+	[ "$boots" = 1 ] || dir=$run/boot$b
+	mkdir -p "$dir"
+	[ "$boots" = 1 ] || log "bench: boot $b of $boots"
+	rc=0
+	"$TOP/scripts/qemu.sh" --job bench --timeout "${BENCH_TIMEOUT:-1200}" --name bench >/dev/null || rc=$?
+	res=$RESULTS/bench-results.txt
+	[ -f "$res" ] || die "no bench output: see $RESULTS/bench-serial.log"
+	cp "$res" "$dir/bench-results.txt"
+	cp "$RESULTS/bench-serial.log" "$dir/bench-serial.log" 2>/dev/null || true
+	# The readable part: everything but the JSON frames and the marker.
+	tr -d '\r' <"$res" | awk '/^@@JSON-BEGIN/ { skip = 1; next } /^@@JSON-END/ { skip = 0; next }
+		!skip && !/@@NEWTOD-DONE/'
+	tr -d '\r' <"$res" | awk -v dir="$dir" '
+		/^@@JSON-BEGIN / { f = dir "/" $2 ".json"; next }
+		/^@@JSON-END/ { close(f); f = ""; next }
+		f { print > f }'
+	for f in gtod perf; do
+		[ -f "$dir/$f.json" ] || die "boot $b did not return $f JSON (see $dir/bench-serial.log)"
+	done
+	for j in "$dir"/*.json; do
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$j" || die "$j is not valid JSON"
+	done
+	if [ "$rc" != 0 ]; then
+		warn "bench: boot $b had failed paths (above; $dir/bench-results.txt)"
+		failed=1
+	fi
 done
-# Every frame the guest sent: gtod, hyperfine, gtod-ts-NAME, gtod-cs-hpet.
-jsons=()
-for j in "$RESULTS"/*-"$stamp".json; do
-	f=$(basename "$j" "-$stamp.json")
-	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$j" || die "$j is not valid JSON"
-	ln -sf "$f-$stamp.json" "$RESULTS/$f.json"
-	jsons+=("$RESULTS/$f.json")
-done
+ln -sfn "$(basename "$run")" "$RESULTS/bench-latest"
 echo
-python3 "$TOP/bench/summary.py" "$RESULTS" | tee "$RESULTS/bench-summary.txt" ||
-	die "could not summarise the JSON in $RESULTS (bench/summary.py)"
+src=0
+python3 "$TOP/bench/summary.py" "$run" >"$run/summary.txt" || src=$?
+cat "$run/summary.txt"
+case "$src" in
+0) ;;
+3) failed=1 ;;
+*) die "could not summarise the JSON in $run (bench/summary.py exited $src)" ;;
+esac
 echo
 dbg=$KOUT/arch/x86/entry/vdso/vdso64.so.dbg
 if [ -f "$dbg" ]; then
 	echo
 	echo "length of the gettimeofday read paths (bench/vdso-insns.py, objdump of ${dbg#"$TOP"/}):"
 	python3 "$TOP/bench/vdso-insns.py" "$dbg" __vdso_tod_gettimeofday __vdso_gettimeofday |
-		tee -a "$RESULTS/bench-summary.txt" || warn "bench/vdso-insns.py failed on $dbg"
+		tee -a "$run/summary.txt" || warn "bench/vdso-insns.py failed on $dbg"
 fi
-names=$(for j in "${jsons[@]}"; do basename "$j"; done | tr '\n' ' ')
-log "bench: JSON in ${RESULTS#"$TOP"/}/: $names(summary: bench-summary.txt)"
+log "bench: results in ${run#"$TOP"/} (build/results/bench-latest): summary.txt and the JSON"
 
+first=$run
+[ "$boots" = 1 ] || first=$run/boot1
 if command -v gnuplot >/dev/null; then
-	dat=$RESULTS/gtod.dat
-	python3 - "$RESULTS/gtod.json" >"$dat" <<'PY'
+	dat=$run/gtod.dat
+	python3 - "$first/gtod.json" >"$dat" <<'PY'
 import json, sys
-paths = json.load(open(sys.argv[1]))["paths"]
+paths = [p for p in json.load(open(sys.argv[1]))["paths"] if not p.get("failed")]
 t2 = {p["name"]: p["median_ns"] for p in paths if p["threads"] == 2}
 for p in paths:
     if p["threads"] == 1:
         print(p["name"], p["median_ns"], p["min_ns"], p["max_ns"], t2.get(p["name"], 0))
 PY
-	rm -f "$RESULTS/gtod.svg"
-	gnuplot <<GP || warn "gnuplot failed; the JSON is still in $RESULTS"
+	gnuplot <<GP || warn "gnuplot failed; the JSON is still in $run"
 set terminal svg size 900,480 dynamic font "sans,11"
-set output "$RESULTS/gtod.svg"
+set output "$run/gtod.svg"
 set title "bench/gtod: ns per call (QEMU TCG: compare ratios, not absolute ns)"
 set style data histogram
 set style histogram errorbars gap 2 lw 1
@@ -69,7 +94,8 @@ set grid ytics
 set key top left
 plot "$dat" using 2:3:4:xtic(1) title "1 thread", "" using 5:5:5 title "2 threads (median)"
 GP
-	if [ -f "$RESULTS/gtod.svg" ]; then
-		log "bench: chart in ${RESULTS#"$TOP"/}/gtod.svg"
+	if [ -f "$run/gtod.svg" ]; then
+		log "bench: chart in ${run#"$TOP"/}/gtod.svg"
 	fi
 fi
+[ "$failed" = 0 ] || die "make bench: a path failed in the guest (see FAILED above): its figures are not timings"

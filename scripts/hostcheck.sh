@@ -302,6 +302,85 @@ runner_ "run-tests.sh: boot b1 runs the lines that name it, in order" b1 "1..2;o
 runner_ "run-tests.sh: boot b2 runs its two lines" b2 "1..2;ok 1 t1;not ok 2 t2;"
 runner_ "run-tests.sh: a boot no line names runs nothing" b4 "1..0;"
 
+# The bench: bench/gtod counts failed calls, shuffles each round by its
+# seed; bench/summary.py marks failed paths and gives ranges over boots.
+G=$BUILD/guest-bin/bench/gtod
+[ -x "$G" ] || die "hostcheck: no $G: run 'make guest-bin'"
+if "$G" --path rdtsc,rdtscp --iters 1000 --rounds 2 >/dev/null 2>&1; then
+	ok "gtod: paths without failed calls exit 0"
+else
+	notok "gtod: rdtsc,rdtscp failed"
+fi
+rc=0
+"$G" --path bad-syscall-cgt,rdtsc --iters 1000 --rounds 2 --json "$tmp/bad.json" >"$tmp/bad.txt" 2>&1 || rc=$?
+if [ "$rc" = 1 ] && grep -q 'bad-syscall-cgt .*FAILED' "$tmp/bad.txt" &&
+	python3 -c 'import json,sys; p={x["name"]: x for x in json.load(open(sys.argv[1]))["paths"]}
+sys.exit(not (p["bad-syscall-cgt"]["failed"] and p["bad-syscall-cgt"]["errors"] > 0 and not p["rdtsc"]["failed"]))' "$tmp/bad.json"; then
+	ok "gtod: a path whose calls fail is FAILED, not timed, and gtod exits 1"
+else
+	notok "gtod: a failing path was not caught (exit $rc)"
+	sed 's/^/# /' "$tmp/bad.txt"
+fi
+orders() { # SEED -> the per-round orders as one line
+	"$G" --path rdtsc,rdtscp,lfence-rdtsc --threads 1,2 --iters 10 --rounds 4 --seed "$1" --json "$tmp/o.json" >/dev/null &&
+		python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["orders"]
+assert all(sorted(r) == sorted(o[0]) and len(set(r)) == 6 for r in o), "not a permutation"
+print(o)' "$tmp/o.json"
+}
+if [ "$(orders 1)" = "$(orders 1)" ] && [ "$(orders 1)" != "$(orders 2)" ] &&
+	[ "$(orders 1 | python3 -c 'import ast,sys; o=ast.literal_eval(sys.stdin.read()); print(len(set(map(tuple,o))))')" -gt 1 ]; then
+	ok "gtod: each round is a permutation, reshuffled every round, reproducible from the seed"
+else
+	notok "gtod: the round orders are not seeded shuffles"
+fi
+bench_json() { # DIR FAILED_PATH PERF_OK SCALE: a synthetic boot's gtod.json and perf.json
+	mkdir -p "$1"
+	python3 - "$@" <<'PY'
+import json, sys
+d, bad, perf_ok, k = sys.argv[1], sys.argv[2], sys.argv[3] == "1", float(sys.argv[4])
+base = {"rdtsc": 10, "stock-vdso-gtod": 20, "tod-vdso-gtod": 18, "stock-vdso-cgt": 21, "tod-vdso-cgt": 19}
+paths = [{"name": n, "threads": 1, "errors": 5 if n == bad else 0, "failed": n == bad,
+          "median_ns": 0 if n == bad else v * k, "min_ns": 0 if n == bad else v * k * 0.9,
+          "max_ns": 0 if n == bad else v * k * 1.1,
+          "samples_ns": [0, 0, 0] if n == bad else [v * k * 0.9, v * k, v * k * 1.1]}
+         for n, v in base.items()]
+json.dump({"iters": 1000, "rounds": 3, "cpus": 2, "seed": 9, "threads": [1], "paths": paths},
+          open(d + "/gtod.json", "w"))
+json.dump({"calls": 1000, "paths": [{"name": "tod-vdso-gtod", "syscalls": 40 if perf_ok else 540,
+                                     "baseline": 40, "ok": perf_ok}]}, open(d + "/perf.json", "w"))
+PY
+}
+summary_() { # NAME EXPECT_RC EXPECT_REGEX DIR
+	local rc=0 out
+	out=$(python3 "$TOP/bench/summary.py" "$4" 2>&1) || rc=$?
+	if [ "$rc" = "$2" ] && printf '%s
+' "$out" | grep -qE "$3"; then
+		ok "$1"
+	else
+		notok "$1: exit $rc (expected $2), or no line matching '$3'"
+		printf '%s
+' "$out" | sed 's/^/# /'
+	fi
+}
+bench_json "$tmp/b1" none 1 1
+summary_ "summary.py: a good run exits 0 with its ratios" 0 'tod-vdso-gtod / stock-vdso-gtod +0\.90 ' "$tmp/b1"
+bench_json "$tmp/b2" tod-vdso-gtod 1 1
+summary_ "summary.py: a failed path is FAILED and exits 3" 3 'tod-vdso-gtod / stock-vdso-gtod +FAILED' "$tmp/b2"
+bench_json "$tmp/b3" none 0 1
+summary_ "summary.py: a vDSO path with syscalls is FAILED and exits 3" 3 'tod-vdso-gtod +0\.5000 +FAILED' "$tmp/b3"
+bench_json "$tmp/b4/boot1" none 1 1
+bench_json "$tmp/b4/boot2" none 1 2
+python3 - "$tmp/b4/boot2/gtod.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["paths"]:
+    if p["name"] == "tod-vdso-gtod":  # boot 2: tod slower, 1.00 of stock
+        p["median_ns"], p["min_ns"], p["samples_ns"] = 40, 36, [36, 40, 44]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+summary_ "summary.py: several boots give each ratio's median and range" 0 \
+	'tod-vdso-gtod / stock-vdso-gtod +0\.95 \[0\.90-1\.00\].*\(1 of 2 boots met\)' "$tmp/b4"
+
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then
 	ok "shellcheck: every script is clean"

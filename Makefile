@@ -169,8 +169,9 @@ bench: kernel initramfs
 	@scripts/bench.sh
 	@echo
 	@echo "bench-host: the tod vDSO reader of build/linux compiled for user space, timed on"
-	@echo "this host's CPU beside the host kernel's vDSO (this host is itself a KVM guest:"
-	@echo "not bare metal); its correctness check failing fails 'make bench'"
+	@echo "this host's CPU beside the host kernel's vDSO (not the guest; whether this host is"
+	@echo "itself a VM, and not bare metal, is printed below); its correctness check failing"
+	@echo "fails 'make bench'"
 	@$(MAKE) --no-print-directory bench-host
 
 # The tod vDSO reader of build/linux compiled for user space and timed on the

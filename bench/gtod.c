@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 
 			errno = 0;
 			seed = strtoull(optarg, &end, 0);
-			if (errno || *end || !*optarg) {
+			if (errno || *end || !*optarg || *optarg == '-') {
 				fprintf(stderr, "gtod: --seed needs an unsigned integer, got '%s'\n", optarg);
 				usage(stderr, argv[0]);
 				return 2;
@@ -623,7 +623,7 @@ int main(int argc, char **argv)
 	for (k = 1; k < (size_t)ntc; k++) {
 		printf("scaling: per-call cost at %d threads / at %d:\n", tcount[k], tcount[0]);
 		for (i = 0; i < NPATHS; i++)
-			if (sel[i] && med[i][0] > 0)
+			if (sel[i] && med[i][0] > 0 && med[i][k] > 0)
 				printf("  %-20s %6.2f\n", paths[i].name, med[i][k] / med[i][0]);
 	}
 
@@ -647,7 +647,7 @@ int main(int argc, char **argv)
 				fprintf(f, "%s\n  {\"name\": \"%s\", \"threads\": %d, \"errors\": %ld, \"failed\": %s, \"median_ns\": %.3f, \"min_ns\": %.3f, \"max_ns\": %.3f, \"samples_ns\": [",
 					first ? "" : ",", paths[i].name, tcount[k], errs[i][k],
 					errs[i][k] ? "true" : "false", med[i][k], lo[i][k], hi[i][k]);
-				for (r = 0; r < (size_t)rounds; r++)
+				for (r = 0; !errs[i][k] && r < (size_t)rounds; r++)
 					fprintf(f, "%s%.3f", r ? ", " : "", res[i][k][r]);
 				fprintf(f, "]}");
 				first = 0;

@@ -12,13 +12,30 @@ ROUNDS=${ROUNDS:-15}
 fail=0
 
 frame() { # NAME FILE: send FILE to the host as NAME.json
+	if [ ! -s "$2" ]; then
+		echo "FAILED: no $1 figures ($2 was not written: see the errors above)"
+		fail=1
+		return 0
+	fi
 	echo "@@JSON-BEGIN $1"
 	cat "$2"
 	echo "@@JSON-END"
 }
 
-echo "== bench/gtod: $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# Whatever happens below, the boot's clocksource and timesource are put back.
+TS=/sys/devices/system/timesource/timesource0
+CS=/sys/devices/system/clocksource/clocksource0
+orig_cs=$(cat "$CS/current_clocksource")
+orig_ts=$(cat "$TS/current_timesource" 2>/dev/null || true)
+restore() {
+	echo "$orig_cs" >"$CS/current_clocksource" || true
+	[ -z "$orig_ts" ] || echo "$orig_ts" >"$TS/current_timesource" || true
+}
+trap restore EXIT
+
+echo "== bench/gtod: $(uname -r), clocksource $orig_cs"
 # Every path at 1 and at 2 threads, interleaved in every round.
+rm -f /tmp/gtod.json
 $G --iters "$ITERS" --rounds "$ROUNDS" --threads 1,2 --json /tmp/gtod.json || {
 	echo "FAILED: bench/gtod (all paths): a path had failed calls, see above"
 	fail=1
@@ -46,12 +63,19 @@ cmds=""
 for p in "$@"; do
 	cmds="$cmds|$G --path $p --iters 2000000 --rounds 1"
 done
-if [ -n "$cmds" ]; then
-	(
+if ! command -v hyperfine >/dev/null; then
+	echo "FAILED: no hyperfine in the guest (the initramfs installs it: run 'make deps initramfs')"
+	fail=1
+elif [ -n "$cmds" ]; then
+	rm -f /tmp/hyperfine.json
+	if ! (
 		IFS='|'
 		# shellcheck disable=SC2086 # split on | into one argument per command
 		hyperfine -N --style basic --warmup 1 --runs "${HF_RUNS:-5}" --export-json /tmp/hyperfine.json ${cmds#|}
-	)
+	); then
+		echo "FAILED: hyperfine (a command failed, see above)"
+		fail=1
+	fi
 	frame hyperfine /tmp/hyperfine.json
 fi
 
@@ -61,33 +85,32 @@ fi
 # stock paths run in the same process, interleaved: each cross-core ratio on
 # a source comes from one process (on hpet and acpi_pm the stock vDSO makes
 # the system call itself).
-TS=/sys/devices/system/timesource/timesource0
-CS=/sys/devices/system/clocksource/clocksource0
 TOD_PATHS="tod-vdso-gtod,tod-vdso-cgt,tod-vdso-coarse,tod-syscall-cgt"
 STOCK_PATHS="stock-vdso-gtod,stock-vdso-cgt,stock-syscall-cgt"
 if [ -d "$TS" ]; then
-	orig=$(cat "$TS/current_timesource")
-	stock=$(cat "$CS/current_clocksource")
 	read -r avail <"$TS/available_timesource"
+	read -r stock_avail <"$CS/available_clocksource"
 	for s in $avail; do
 		echo "$s" >"$TS/current_timesource"
 		paths=$TOD_PATHS
-		with="stock clocksource $stock"
-		if grep -qw "$s" "$CS/available_clocksource"; then
+		with="stock clocksource $orig_cs"
+		case " $stock_avail " in
+		*" $s "*)
 			echo "$s" >"$CS/current_clocksource"
 			paths="$paths,$STOCK_PATHS"
 			with="stock clocksource $s, stock paths in the same process"
-		fi
+			;;
+		esac
 		echo
 		echo "== timesource $s ($with)"
+		rm -f "/tmp/gtod-ts-$s.json"
 		$G --path "$paths" --iters "$ITERS" --rounds "$ROUNDS" --json "/tmp/gtod-ts-$s.json" || {
 			echo "FAILED: bench/gtod on timesource $s: a path had failed calls, see above"
 			fail=1
 		}
 		frame "gtod-ts-$s" "/tmp/gtod-ts-$s.json"
-		echo "$stock" >"$CS/current_clocksource"
+		restore
 	done
-	echo "$orig" >"$TS/current_timesource"
 fi
 
 # Syscalls per call, counted by the raw_syscalls tracepoint, less a
@@ -99,7 +122,11 @@ echo "== perf stat: syscalls per call (raw_syscalls:sys_enter, less a run with n
 n=100000
 calls=$((n + n / 100 + 1)) # the timed loop and its warm-up
 perf_count() { # PATH ITERS -> the syscalls of one run
-	perf stat -x, -e raw_syscalls:sys_enter -o /tmp/perf.csv $G --path "$1" --iters "$2" --rounds 1 >/dev/null
+	rm -f /tmp/perf.csv
+	if ! perf stat -x, -e raw_syscalls:sys_enter -o /tmp/perf.csv $G --path "$1" --iters "$2" --rounds 1 >/dev/null; then
+		echo "perf stat of bench/gtod --path $1 --iters $2 failed (see above)" >&2
+		return 1
+	fi
 	c=$(awk -F, '$3 ~ /raw_syscalls:sys_enter/ { print $1 }' /tmp/perf.csv)
 	case "$c" in
 	'' | *[!0-9]*)
@@ -113,8 +140,13 @@ printf '{"calls": %d, "paths": [' "$calls" >/tmp/perf.json
 sep=""
 for p in stock-vdso-gtod stock-vdso-cgt stock-syscall-gtod tod-vdso-gtod tod-vdso-cgt tod-vdso-gtod-ntp \
 	tod-vdso-coarse tod-stock-vdso-cgt tod-glibc-cgt tod-syscall-cgt; do
-	base=$(perf_count "$p" 0) || exit 1
-	sc=$(perf_count "$p" "$n") || exit 1
+	if ! base=$(perf_count "$p" 0) || ! sc=$(perf_count "$p" "$n"); then
+		echo "  $p: FAILED (perf stat)"
+		printf '%s\n  {"name": "%s", "syscalls": 0, "baseline": 0, "ok": false}' "$sep" "$p" >>/tmp/perf.json
+		sep=","
+		fail=1
+		continue
+	fi
 	case "$p" in
 	*syscall*) want=1 ;;
 	*) want=0 ;;

@@ -18,7 +18,8 @@ if [ -n "$(git -C "$TOP" status --porcelain 2>/dev/null)" ]; then
 	commit=$commit-dirty
 fi
 run=$RESULTS/bench-$stamp-$commit
-mkdir -p "$run"
+mkdir -p "$RESULTS"
+mkdir "$run" || die "$run exists already (two runs in one second?): run 'make bench' again"
 failed=0
 for b in $(seq 1 "$boots"); do
 	dir=$run
@@ -28,9 +29,13 @@ for b in $(seq 1 "$boots"); do
 	rc=0
 	"$TOP/scripts/qemu.sh" --job bench --timeout "${BENCH_TIMEOUT:-1200}" --name bench >/dev/null || rc=$?
 	res=$RESULTS/bench-results.txt
-	[ -f "$res" ] || die "no bench output: see $RESULTS/bench-serial.log"
-	cp "$res" "$dir/bench-results.txt"
 	cp "$RESULTS/bench-serial.log" "$dir/bench-serial.log" 2>/dev/null || true
+	if [ ! -f "$res" ]; then
+		warn "bench: boot $b returned no output (qemu.sh exit $rc): see $dir/bench-serial.log"
+		failed=1
+		continue
+	fi
+	cp "$res" "$dir/bench-results.txt"
 	# The readable part: everything but the JSON frames and the marker.
 	tr -d '\r' <"$res" | awk '/^@@JSON-BEGIN/ { skip = 1; next } /^@@JSON-END/ { skip = 0; next }
 		!skip && !/@@NEWTOD-DONE/'
@@ -39,13 +44,25 @@ for b in $(seq 1 "$boots"); do
 		/^@@JSON-END/ { close(f); f = ""; next }
 		f { print > f }'
 	for f in gtod perf; do
-		[ -f "$dir/$f.json" ] || die "boot $b did not return $f JSON (see $dir/bench-serial.log)"
+		if [ ! -f "$dir/$f.json" ]; then
+			warn "bench: boot $b did not return $f JSON (see $dir/bench-results.txt and bench-serial.log)"
+			failed=1
+		fi
 	done
 	for j in "$dir"/*.json; do
-		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$j" || die "$j is not valid JSON"
+		[ -e "$j" ] || continue
+		if ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$j"; then
+			warn "bench: $j is not valid JSON: left out"
+			mv "$j" "$j.bad"
+			failed=1
+		fi
 	done
 	if [ "$rc" != 0 ]; then
-		warn "bench: boot $b had failed paths (above; $dir/bench-results.txt)"
+		if grep -q '^FAILED' "$dir/bench-results.txt"; then
+			warn "bench: boot $b had failed paths (the FAILED lines above)"
+		else
+			warn "bench: boot $b: the guest job failed (qemu.sh exit $rc: a timeout, a panic or a kernel warning; see $dir/bench-serial.log)"
+		fi
 		failed=1
 	fi
 done
@@ -62,8 +79,8 @@ esac
 echo
 dbg=$KOUT/arch/x86/entry/vdso/vdso64.so.dbg
 if [ -f "$dbg" ]; then
-	echo
-	echo "length of the gettimeofday read paths (bench/vdso-insns.py, objdump of ${dbg#"$TOP"/}):"
+	printf '\nlength of the gettimeofday read paths (bench/vdso-insns.py, objdump of %s):\n' "${dbg#"$TOP"/}" |
+		tee -a "$run/summary.txt"
 	python3 "$TOP/bench/vdso-insns.py" "$dbg" __vdso_tod_gettimeofday __vdso_gettimeofday |
 		tee -a "$run/summary.txt" || warn "bench/vdso-insns.py failed on $dbg"
 fi
@@ -71,7 +88,7 @@ log "bench: results in ${run#"$TOP"/} (build/results/bench-latest): summary.txt 
 
 first=$run
 [ "$boots" = 1 ] || first=$run/boot1
-if command -v gnuplot >/dev/null; then
+if [ -f "$first/gtod.json" ] && command -v gnuplot >/dev/null; then
 	dat=$run/gtod.dat
 	python3 - "$first/gtod.json" >"$dat" <<'PY'
 import json, sys

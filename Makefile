@@ -121,7 +121,8 @@ $(GUEST_C_TESTS): $(GBIN)/tests/%: guest/tests/%.c $(TEST_HDRS) $(GBIN)/lib/libt
 
 # tod_vdso: one program, its cases in files by concern (vdso/tests/tod_vdso.h)
 TOD_VDSO_SRCS := $(addprefix vdso/tests/,tod_vdso.c tod_vdso_common.c tod_vdso_read.c \
-	tod_vdso_syscalls.c tod_vdso_switch.c tod_vdso_hpet.c tod_vdso_hpetrevoke.c)
+	tod_vdso_syscalls.c tod_vdso_switch.c tod_vdso_hpet.c tod_vdso_hpetrevoke.c \
+	tod_vdso_publish.c)
 $(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
 	$(TEST_LINK)

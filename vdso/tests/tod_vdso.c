@@ -41,6 +41,12 @@
  *                      children of a fork storm across the switch, a
  *                      process whose vfork child switched, and NPROC idle
  *                      processes (3 switches, timed) get SIGBUS reading it
+ *   publish [S]        readers on every CPU, by vDSO and system call in
+ *                      turn, while adjtimex flips the tod tick length
+ *                      between 9000 and 11000 us (-10 %, +10 %) every 2
+ *                      ms for S seconds, each change published 1 ms after
+ *                      it was computed (a debugfs hook): no reading steps
+ *                      back
  *   lib                libtod (tod.h) returns what the system call returns,
  *                      on any kernel (on a stock one through its fallback)
  *
@@ -70,6 +76,7 @@ static const struct {
 	{ "switch", case_switch, "[SECONDS] [PERIOD_MS]" },
 	{ "hpetpage", case_hpetpage, "" },
 	{ "hpetrevoke", case_hpetrevoke, "[NPROC]" },
+	{ "publish", case_publish, "[SECONDS]" },
 	{ "lib", case_lib, "" },
 };
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tod_vdso: the publish case, readers on every CPU while adjtimex changes
+ * the rate of the tod clock and the core is slow to publish it. Its rule
+ * is in tod_vdso.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/timex.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tod_vdso.h"
+
+/* --- publish --------------------------------------------------------------- */
+
+#define PUB_HOOK	"/sys/kernel/debug/newtod_adjtimex_publish_delay_us"
+#define PUB_DELAY_US	1000
+#define PUB_TICK_LO	9000		/* us per 1/USER_HZ: -10 % */
+#define PUB_TICK_HI	11000		/* +10 % */
+
+/*
+ * The core computes a change (here an adjtimex that sets the tick length,
+ * which changes the rate by up to 10 %) with readers running on, then
+ * publishes it with a short copy. Readers extrapolate the old state
+ * meanwhile, at the old rate; the new state must continue from where they
+ * got to, or the clock steps back by the time they extrapolated times the
+ * change of rate. The hook makes that time 1 ms, so flipping between -10 %
+ * and +10 % would step back up to 200 us a flip. (The delay holds tod_lock
+ * with interrupts off, as a preempted vCPU would: a tick on the other CPU
+ * then waits for the lock, and its reader with it, so only the flips that
+ * no tick meets can show a step back; a tick comes every 4 ms.)
+ */
+struct pub_reader {
+	pthread_t th;
+	int cpu;
+	long n, errors, inv;
+	int64_t worst;		/* the largest step back, ns */
+};
+
+static atomic_int pub_stop;
+
+static void *pub_thread(void *arg)
+{
+	struct pub_reader *r = arg;
+	int64_t prev[2] = { 0, 0 }, now;
+	int i;
+
+	if (pin_cpu(r->cpu)) {
+		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", r->cpu, strerror(errno));
+		r->errors++;
+		return NULL;
+	}
+	while (!atomic_load_explicit(&pub_stop, memory_order_relaxed)) {
+		for (i = 0; i < 2; i++) {
+			clockid_t id = i ? CLOCK_TOD_REALTIME : CLOCK_TOD_MONOTONIC;
+
+			/* every other reading by the system call */
+			if ((r->n & 1) ? sys_ns(id, &now) : vdso_ns(vt_cgt, id, &now)) {
+				r->errors++;
+				prev[i] = 0;
+				continue;
+			}
+			if (prev[i] && now < prev[i]) {
+				r->inv++;
+				if (prev[i] - now > r->worst)
+					r->worst = prev[i] - now;
+			}
+			prev[i] = now;
+		}
+		r->n++;
+	}
+	return NULL;
+}
+
+static int pub_write(const char *path, long val)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY), ret = 0, len;
+
+	if (fd < 0)
+		return -errno;
+	len = snprintf(buf, sizeof(buf), "%ld", val);
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int pub_tick(long tick)
+{
+	struct timex tx = { .modes = ADJ_TICK, .tick = tick };
+
+	return syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0 ? -errno : 0;
+}
+
+void case_publish(int argc, char **argv)
+{
+	long secs = arg_long(argc, argv, 2, 5, 1, 600), flips = 0, n = 0, inv = 0, errors = 0;
+	struct pub_reader r[CPU_SETSIZE];
+	struct timex tx = { 0 };
+	int64_t worst = 0, end;
+	int i, ret;
+
+	ksft_set_plan(1);
+	need_vdso();
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
+	ret = pub_write(PUB_HOOK, PUB_DELAY_US);
+	if (ret)
+		ksft_exit_fail_msg("%s: %s (the kernel needs CONFIG_NEWTOD_KUNIT_TEST and DEBUG_FS)\n",
+				   PUB_HOOK, strerror(-ret));
+	atomic_store(&pub_stop, 0);
+	for (i = 0; i < ncpus; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].cpu = cpus[i];
+		pthread_create(&r[i].th, NULL, pub_thread, &r[i]);
+	}
+	end = raw_ns() + secs * NSEC_PER_SEC;
+	while (raw_ns() < end) {
+		ret = pub_tick(flips & 1 ? PUB_TICK_LO : PUB_TICK_HI);
+		if (ret) {
+			ksft_print_msg("clock_adjtime(ADJ_TICK): %s\n", strerror(-ret));
+			errors++;
+			break;
+		}
+		flips++;
+		usleep(2000);
+	}
+	atomic_store(&pub_stop, 1);
+	for (i = 0; i < ncpus; i++) {
+		pthread_join(r[i].th, NULL);
+		n += r[i].n;
+		inv += r[i].inv;
+		errors += r[i].errors;
+		if (r[i].worst > worst)
+			worst = r[i].worst;
+	}
+	pub_write(PUB_HOOK, 0);
+	ret = pub_tick(tx.tick);
+	if (ret)
+		ksft_print_msg("could not put the tick back to %ld: %s\n", tx.tick, strerror(-ret));
+	ksft_print_msg("%ld readings on %d CPUs, %ld flips of the tick between %d and %d us, each published %d us late\n",
+		       n, ncpus, flips, PUB_TICK_LO, PUB_TICK_HI, PUB_DELAY_US);
+	ksft_test_result(inv == 0 && errors == 0 && flips >= 10 && n > flips,
+			 "no reading stepped back across a late publish: %ld inversions (worst %lld ns), %ld errors\n",
+			 inv, (long long)worst, errors);
+}

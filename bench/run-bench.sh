@@ -113,6 +113,29 @@ if [ -d "$TS" ]; then
 	done
 fi
 
+# The kernel side: how long each write section holds readers, and what the
+# tick and adjtimex cost, the core's beside the stock timekeeper's, with
+# both on the same counter (bench/sections: every CPU busy so the tick
+# runs, adjtimex 500 times a second on each clock).
+if [ -d "$TS" ]; then
+	for s in tsc hpet acpi_pm; do
+		case " $avail " in *" $s "*) ;; *) continue ;; esac
+		case " $stock_avail " in *" $s "*) ;; *) continue ;; esac
+		echo "$s" >"$TS/current_timesource"
+		echo "$s" >"$CS/current_clocksource"
+		sleep 1
+		echo
+		echo "== write sections on $s (timesource and clocksource)"
+		rm -f "/tmp/sections-$s.json"
+		/bench/sections --secs "${SECTION_SECS:-3}" --json "/tmp/sections-$s.json" || {
+			echo "FAILED: bench/sections on $s (see above)"
+			fail=1
+		}
+		frame "sections-$s" "/tmp/sections-$s.json"
+		restore
+	done
+fi
+
 # Syscalls per call, counted by the raw_syscalls tracepoint, less a
 # baseline run of the same path making no calls (the process's own start,
 # threads and exit): 0 for a path that stays in user space, 1 for a system

@@ -4,7 +4,8 @@
 
 Reads the JSON of one run directory (build/results/bench-DATE-COMMIT, with
 boot1/, boot2/, ... when it made several boots): gtod.json, gtod-ts-*.json,
-hyperfine.json and perf.json of each boot. Every ratio is taken from one
+hyperfine.json, perf.json and sections-*.json (the write sections, the
+core's beside stock's) of each boot. Every ratio is taken from one
 process (both paths of a ratio interleaved in the same rounds) and printed
 three ways: the ratio of the medians, the median of the per-round ratios
 (both paths ran in the same round, in a shuffled order, so this one
@@ -200,4 +201,58 @@ for b, d in enumerate(boots):
         print("  %-20s %.4f  %s" % (p["name"], (p["syscalls"] - p["baseline"]) / perf["calls"],
                                     "ok" if p["ok"] else FAILED))
         failed |= not p["ok"]
+
+
+def quantile(sec, q):
+    """The floor of the bucket holding quantile q (quarter octaves: up to 19 % low)."""
+    acc = 0
+    for floor, c in sec["buckets"]:
+        acc += c
+        if acc >= q * sec["count"]:
+            return floor
+    return None
+
+
+SEC_ROWS = [
+    ("tod_tick_page", "core tick: vsyscall page odd"),
+    ("stock_tick_seq", "stock tick: tk_core.seq odd"),
+    ("stock_tick_vdso", "stock update_vsyscall: vDSO data odd"),
+    ("tod_adjtimex_page", "core adjtimex: page odd"),
+    ("stock_adjtimex_seq", "stock adjtimex: tk_core.seq odd"),
+    ("tod_tick_locked", "core tick: tod_lock held"),
+    ("stock_tick_locked", "stock tick: timekeeper_lock held"),
+    ("tod_adjtimex_locked", "core adjtimex: tod_lock held"),
+    ("stock_adjtimex_locked", "stock adjtimex: timekeeper_lock held"),
+]
+sec_runs = {}  # source -> [ {name: section} per boot ]
+for d in boots:
+    for f in sorted(glob.glob(os.path.join(d, "sections-*.json"))):
+        doc = json.load(open(f))
+        sec_runs.setdefault(os.path.basename(f)[len("sections-"):-len(".json")], []).append(
+            {x["name"]: x for x in doc["sections"]})
+if sec_runs:
+    print("\nwrite sections and their cost, ns (CONFIG_NEWTOD_SECTION_STATS; the core and stock on the\n"
+          "same counter; every CPU busy, adjtimex 500/s on each clock; p50 and p99 are the floors of\n"
+          "their quarter-octave buckets; %s; QEMU TCG: compare, do not quote as hardware)" %
+          ("one boot" if nb == 1 else "median over %d boots" % nb))
+    for src, runs in sorted(sec_runs.items()):
+        print("  %s" % src)
+        print("    %-40s %8s %8s %8s %9s %8s" % ("section", "count", "p50", "p99", "max", "mean"))
+        stat = {}
+        for name, what in SEC_ROWS:
+            got = [r[name] for r in runs if name in r and r[name]["count"]]
+            if len(got) < len(runs):
+                print("    %-40s %8s" % (what, FAILED + " (not counted)"))
+                failed = True
+                continue
+            med = lambda f: statistics.median(f(x) for x in got)
+            stat[name] = (med(lambda x: quantile(x, 0.5)), med(lambda x: quantile(x, 0.99)))
+            print("    %-40s %8d %8d %8d %9d %8d" % (what, med(lambda x: x["count"]), stat[name][0],
+                                                    stat[name][1], med(lambda x: x["max_ns"]),
+                                                    med(lambda x: x["sum_ns"] / x["count"])))
+        for tod, stock in (("tod_tick_page", "stock_tick_seq"), ("tod_adjtimex_page", "stock_adjtimex_seq")):
+            if tod in stat and stock in stat:
+                ok = stat[tod][0] <= stat[stock][0] and stat[tod][1] <= stat[stock][1]
+                print("    %s <= %s (p50 and p99): %s" % (tod, stock, "met" if ok else "MISSED"))
+
 sys.exit(3 if failed else 0)  # 3: failed paths (1 would be a Python error)

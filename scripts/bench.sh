@@ -98,9 +98,30 @@ for p in paths:
     if p["threads"] == 1:
         print(p["name"], p["median_ns"], p["min_ns"], p["max_ns"], t2.get(p["name"], 0))
 PY
+	sdat=$run/sections.dat
+	python3 - "$first" >"$sdat" <<'PY'
+import glob, json, os, sys
+def p(sec, q):
+    acc = 0
+    for floor, c in sec["buckets"]:
+        acc += c
+        if acc >= q * sec["count"]:
+            return floor
+    return 0
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "sections-*.json"))):
+    s = {x["name"]: x for x in json.load(open(f))["sections"]}
+    row = [os.path.basename(f)[len("sections-"):-len(".json")]]
+    for n in ("tod_tick_page", "stock_tick_seq", "stock_tick_vdso"):
+        row += [p(s[n], 0.5) if n in s and s[n]["count"] else 0,
+                p(s[n], 0.99) if n in s and s[n]["count"] else 0]
+    print(*row)
+PY
+	panels=1
+	[ -s "$sdat" ] && panels=2
 	gnuplot <<GP || warn "gnuplot failed; the JSON is still in $run"
-set terminal svg size 900,480 dynamic font "sans,11"
+set terminal svg size 900,$((480 * panels)) dynamic font "sans,11"
 set output "$run/gtod.svg"
+set multiplot layout $panels,1
 set title "bench/gtod: ns per call (QEMU TCG: compare ratios, not absolute ns)"
 set style data histogram
 set style histogram errorbars gap 2 lw 1
@@ -110,6 +131,15 @@ set xtics rotate by -30 noenhanced
 set grid ytics
 set key top left
 plot "$dat" using 2:3:4:xtic(1) title "1 thread", "" using 5:5:5 title "2 threads (median)"
+if ($panels == 2) {
+	set title "write sections: how long readers are held, ns (p50 bars, p99 whiskers; QEMU TCG)"
+	set ylabel "ns"
+	set xtics norotate
+	plot "$sdat" using 2:2:3:xtic(1) title "core tick: vsyscall page odd", \
+		"" using 4:4:5 title "stock tick: tk_core.seq odd", \
+		"" using 6:6:7 title "stock: vDSO data odd"
+}
+unset multiplot
 GP
 	if [ -f "$run/gtod.svg" ]; then
 		log "bench: chart in ${run#"$TOP"/}/gtod.svg"

@@ -385,6 +385,31 @@ bench_json "$tmp/b6/boot1" none 1 1
 mkdir -p "$tmp/b6/boot2"
 summary_ "summary.py: a boot that returned no figures is FAILED and exits 3" 3 \
 	'^FAILED: .*boot2 has no gtod\.json' "$tmp/b6"
+sections_json() { # FILE TOD_PAGE_NS [MISSING_SECTION]: a synthetic sections-SRC.json
+	python3 - "$@" <<'PY'
+import json, sys
+f, tod, missing = sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else ""
+lens = {"tod_tick_page": tod, "tod_tick_locked": 4000, "tod_adjtimex_page": 200,
+        "tod_adjtimex_locked": 2000, "stock_tick_seq": 1792, "stock_tick_vdso": 224,
+        "stock_tick_locked": 4096, "stock_adjtimex_seq": 320, "stock_adjtimex_locked": 640}
+secs = [{"name": n, "count": 0 if n == missing else 100, "sum_ns": 0 if n == missing else 100 * v,
+         "max_ns": 0 if n == missing else 2 * v, "buckets": [] if n == missing else [[v, 99], [2 * v, 1]]}
+        for n, v in lens.items()]
+json.dump({"seconds": 3, "cpus": 2, "adjtimex_calls": 3000, "adjtimex_errors": 0, "sections": secs},
+          open(f, "w"))
+PY
+}
+bench_json "$tmp/b7" none 1 1
+sections_json "$tmp/b7/sections-tsc.json" 384
+sections_json "$tmp/b7/sections-hpet.json" 2048
+summary_ "summary.py: the write sections, tod beside stock, met where tod's is shorter" 0 \
+	'tod_tick_page <= stock_tick_seq \(p50 and p99\): met' "$tmp/b7"
+summary_ "summary.py: a tod write section longer than stock's is MISSED" 0 \
+	'tod_tick_page <= stock_tick_seq \(p50 and p99\): MISSED' "$tmp/b7"
+bench_json "$tmp/b8" none 1 1
+sections_json "$tmp/b8/sections-acpi_pm.json" 384 stock_tick_seq
+summary_ "summary.py: a section that was not counted is FAILED and exits 3" 3 \
+	'stock tick: tk_core.seq odd +FAILED \(not counted\)' "$tmp/b8"
 bench_json "$tmp/b4/boot1" none 1 1
 bench_json "$tmp/b4/boot2" none 1 2
 bench_json "$tmp/b4/boot3" none 1 1

@@ -219,6 +219,7 @@ SEC_ROWS = [
     ("stock_tick_vdso", "stock update_vsyscall: vDSO data odd"),
     ("tod_adjtimex_page", "core adjtimex: page odd"),
     ("stock_adjtimex_seq", "stock adjtimex: tk_core.seq odd"),
+    ("stock_adjtimex_advance_seq", "stock adjtimex: its advance, seq odd"),
     ("tod_tick_locked", "core tick: tod_lock held"),
     ("stock_tick_locked", "stock tick: timekeeper_lock held"),
     ("tod_adjtimex_locked", "core adjtimex: tod_lock held"),

@@ -391,7 +391,8 @@ import json, sys
 f, tod, missing = sys.argv[1], int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else ""
 lens = {"tod_tick_page": tod, "tod_tick_locked": 4000, "tod_adjtimex_page": 200,
         "tod_adjtimex_locked": 2000, "stock_tick_seq": 1792, "stock_tick_vdso": 224,
-        "stock_tick_locked": 4096, "stock_adjtimex_seq": 320, "stock_adjtimex_locked": 640}
+        "stock_tick_locked": 4096, "stock_adjtimex_seq": 320, "stock_adjtimex_locked": 640,
+        "stock_adjtimex_advance_seq": 1536}
 secs = [{"name": n, "count": 0 if n == missing else 100, "sum_ns": 0 if n == missing else 100 * v,
          "max_ns": 0 if n == missing else 2 * v, "buckets": [] if n == missing else [[v, 99], [2 * v, 1]]}
         for n, v in lens.items()]

@@ -85,7 +85,7 @@ GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc to
 	tod_leap tod_fuzz tod_unstable tod_unregister tod_ntp_parity tod_hotplug)
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_vdso \
 	$(GUEST_C_TESTS)
-GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections
+GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
@@ -143,6 +143,10 @@ $(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 $(GBIN)/bench/sections: bench/sections.c vdso/tod.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
+
+$(GBIN)/bench/retries: bench/retries.c vdso/tod.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 

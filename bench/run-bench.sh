@@ -116,7 +116,9 @@ fi
 # The kernel side: how long each write section holds readers, and what the
 # tick and adjtimex cost, the core's beside the stock timekeeper's, with
 # both on the same counter (bench/sections: every CPU busy so the tick
-# runs, adjtimex 500 times a second on each clock).
+# runs, adjtimex 500 times a second on each clock); then how often a vDSO
+# reader of each page had to wait or retry (bench/retries: a reader per
+# CPU, the same adjtimex load).
 if [ -d "$TS" ]; then
 	for s in tsc hpet acpi_pm; do
 		case " $avail " in *" $s "*) ;; *) continue ;; esac
@@ -132,6 +134,14 @@ if [ -d "$TS" ]; then
 			fail=1
 		}
 		frame "sections-$s" "/tmp/sections-$s.json"
+		echo
+		echo "== vDSO reads that waited or retried on $s (2 readers, the same adjtimex load)"
+		rm -f "/tmp/retries-$s.json"
+		/bench/retries --secs "${SECTION_SECS:-3}" --json "/tmp/retries-$s.json" || {
+			echo "FAILED: bench/retries on $s (see above)"
+			fail=1
+		}
+		frame "retries-$s" "/tmp/retries-$s.json"
 		restore
 	done
 fi

@@ -4,8 +4,9 @@
 
 Reads the JSON of one run directory (build/results/bench-DATE-COMMIT, with
 boot1/, boot2/, ... when it made several boots): gtod.json, gtod-ts-*.json,
-hyperfine.json, perf.json and sections-*.json (the write sections, the
-core's beside stock's) of each boot. Every ratio is taken from one
+hyperfine.json, perf.json, sections-*.json (the write sections, the
+core's beside stock's) and retries-*.json (vDSO reads that waited or
+retried) of each boot. Every ratio is taken from one
 process (both paths of a ratio interleaved in the same rounds) and printed
 three ways: the ratio of the medians, the median of the per-round ratios
 (both paths ran in the same round, in a shuffled order, so this one
@@ -255,5 +256,24 @@ if sec_runs:
             if tod in stat and stock in stat:
                 ok = stat[tod][0] <= stat[stock][0] and stat[tod][1] <= stat[stock][1]
                 print("    %s <= %s (p50 and p99): %s" % (tod, stock, "met" if ok else "MISSED"))
+
+ret_runs = {}  # source -> [doc per boot]
+for d in boots:
+    for f in sorted(glob.glob(os.path.join(d, "retries-*.json"))):
+        ret_runs.setdefault(os.path.basename(f)[len("retries-"):-len(".json")], []).append(json.load(open(f)))
+if ret_runs:
+    print("\nvDSO reads that waited or retried, per million (bench/retries: a reader per CPU running the\n"
+          "readers' sequence-count loop on the real [vvar] pages, both pages in turn; adjtimex 500/s on\n"
+          "each clock; %s)" % ("one boot" if nb == 1 else "median over %d boots" % nb))
+    print("  %-10s %14s %14s %12s" % ("source", "tod", "stock", "reads each"))
+    for src, docs in sorted(ret_runs.items()):
+        bad = [x for x in docs if not x["tod"]["reads"] or not x["stock"]["reads"] or x["adjtimex_errors"]]
+        if bad:
+            print("  %-10s %14s" % (src, FAILED))
+            failed = True
+            continue
+        per = lambda k: statistics.median(1e6 * x[k]["held"] / x[k]["reads"] for x in docs)
+        print("  %-10s %14.1f %14.1f %12d" % (src, per("tod"), per("stock"),
+                                             statistics.median(x["tod"]["reads"] for x in docs)))
 
 sys.exit(3 if failed else 0)  # 3: failed paths (1 would be a Python error)

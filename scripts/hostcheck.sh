@@ -407,6 +407,16 @@ summary_ "summary.py: the write sections, tod beside stock, met where tod's is s
 	'tod_tick_page <= stock_tick_seq \(p50 and p99\): met' "$tmp/b7"
 summary_ "summary.py: a tod write section longer than stock's is MISSED" 0 \
 	'tod_tick_page <= stock_tick_seq \(p50 and p99\): MISSED' "$tmp/b7"
+retries_json() { # FILE TOD_HELD STOCK_HELD TOD_READS: a synthetic retries-SRC.json
+	printf '{"seconds": 3, "readers": 2, "adjtimex_calls": 1500, "adjtimex_errors": 0, "stock": {"reads": 1000000, "held": %d}, "tod": {"reads": %d, "held": %d}}\n' \
+		"$3" "$4" "$2" >"$1"
+}
+retries_json "$tmp/b7/retries-tsc.json" 65 35 1000000
+summary_ "summary.py: the vDSO reads that waited or retried, per million, tod beside stock" 0 \
+	'^  tsc +65\.0 +35\.0 +1000000' "$tmp/b7"
+bench_json "$tmp/b9" none 1 1
+retries_json "$tmp/b9/retries-hpet.json" 0 0 0
+summary_ "summary.py: a retries run without reads is FAILED and exits 3" 3 '^  hpet +FAILED' "$tmp/b9"
 bench_json "$tmp/b8" none 1 1
 sections_json "$tmp/b8/sections-acpi_pm.json" 384 stock_tick_seq
 summary_ "summary.py: a section that was not counted is FAILED and exits 3" 3 \

@@ -28,7 +28,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel kernel-debug kernel-kcsan check test-kcsan debug-check guest-bin initramfs test bench bench-host shell run patches \
+.PHONY: help deps tree kernel kernel-debug kernel-kcsan check test-kcsan debug-check guest-bin initramfs test bench bench-notes bench-host shell run patches \
 	checkpatch hostcheck harness-check series-check shellcheck clean distclean
 
 help:
@@ -41,6 +41,9 @@ help:
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
+	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
+	@echo "  make bench-notes rewrite NOTES.md's generated benchmark section from build/results/bench-latest"
+	@echo "                   (its summary, with the run's date, commit and command; a dirty run is refused)"
 	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
 	@echo "                   JSON in build/results/host-todread.json"
 	@echo "  make shell       interactive guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
@@ -142,11 +145,11 @@ $(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
-$(GBIN)/bench/sections: bench/sections.c vdso/tod.h
+$(GBIN)/bench/sections: bench/sections.c bench/load.h vdso/tod.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
-$(GBIN)/bench/retries: bench/retries.c vdso/tod.h
+$(GBIN)/bench/retries: bench/retries.c bench/load.h vdso/tod.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
@@ -182,6 +185,11 @@ bench: kernel initramfs
 	@echo "itself a VM, and not bare metal, is printed below); its correctness check failing"
 	@echo "fails 'make bench'"
 	@$(MAKE) --no-print-directory bench-host
+
+# NOTES.md's generated section (between its bench-summary markers) from the
+# latest run's summary.txt and run.json.
+bench-notes:
+	@python3 bench/notes.py $(RESULTS)/bench-latest NOTES.md
 
 # The tod vDSO reader of build/linux compiled for user space and timed on the
 # host's CPU beside the host's vDSO (bench/host/todread.c; shim.h explains the

@@ -18,21 +18,13 @@
  * per page. Exit status 1 if anything failed.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <sys/timex.h>
-#include <time.h>
-#include <unistd.h>
 #include <x86intrin.h>
 
-#include "tod.h"
+#include "load.h"
 
 #define PAGE		4096UL
 #define STOCK_OFF	128		/* DECLARE_VVAR(128, struct vdso_data, _vdso_data) */
@@ -97,37 +89,20 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int same_freq(clockid_t c)
-{
-	struct timex tx = { 0 };
-
-	if (syscall(SYS_clock_adjtime, c, &tx) < 0)
-		return -errno;
-	tx.modes = ADJ_FREQUENCY;
-	return syscall(SYS_clock_adjtime, c, &tx) < 0 ? -errno : 0;
-}
-
 int main(int argc, char **argv)
 {
-	int secs = 3, i, n = sysconf(_SC_NPROCESSORS_ONLN), ret;
-	unsigned long start = 0, end = 0, errors = 0, calls = 0;
-	const char *json = NULL, *names[2] = { "stock", "tod" };
+	int secs, i, n = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long start = 0, end = 0;
+	long errors, calls;
+	const char *json, *names[2] = { "stock", "tod" };
 	struct counts tot[2] = { { 0 } };
 	struct reader r[2];
-	struct timespec t0, t;
 	char line[256];
 	FILE *f;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--secs") && i + 1 < argc)
-			secs = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
-		else
-			return fprintf(stderr, "usage: %s [--secs S] [--json FILE]\n", argv[0]), 2;
-	}
-	if (secs < 1)
-		return fprintf(stderr, "retries: --secs must be at least 1\n"), 2;
+	i = load_args(argc, argv, &secs, &json);
+	if (i)
+		return i;
 	f = fopen("/proc/self/maps", "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (strstr(line, "[vvar]") && sscanf(line, "%lx-%lx", &start, &end) == 2)
@@ -145,15 +120,7 @@ int main(int argc, char **argv)
 		r[i].cpu = i;
 		pthread_create(&r[i].th, NULL, reader, &r[i]);
 	}
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
-	do {
-		ret = same_freq(calls & 1 ? CLOCK_REALTIME : CLOCK_TOD_REALTIME);
-		if (ret && !errors++)
-			fprintf(stderr, "retries: clock_adjtime(ADJ_FREQUENCY): %s\n", strerror(-ret));
-		calls++;
-		usleep(1000);
-		clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	load_adjtimex("retries", secs, &calls, &errors);
 	atomic_store(&stop, 1);
 	for (i = 0; i < n; i++) {
 		pthread_join(r[i].th, NULL);
@@ -162,13 +129,13 @@ int main(int argc, char **argv)
 		tot[1].reads += r[i].c[1].reads;
 		tot[1].held += r[i].c[1].held;
 	}
-	printf("%d s, %d readers, %lu adjtimex calls (%lu failed)\n", secs, n, calls, errors);
+	printf("%d s, %d readers, %ld adjtimex calls (%ld failed)\n", secs, n, calls, errors);
 	for (i = 0; i < 2; i++)
 		printf("  %-5s %10lu reads, %8lu waited or retried (%.1f per million)\n", names[i],
 		       tot[i].reads, tot[i].held, tot[i].reads ? 1e6 * tot[i].held / tot[i].reads : 0);
 	if (json) {
 		f = fopen(json, "w");
-		if (!f || fprintf(f, "{\"seconds\": %d, \"readers\": %d, \"adjtimex_calls\": %lu, \"adjtimex_errors\": %lu,\n"
+		if (!f || fprintf(f, "{\"seconds\": %d, \"readers\": %d, \"adjtimex_calls\": %ld, \"adjtimex_errors\": %ld,\n"
 				  " \"stock\": {\"reads\": %lu, \"held\": %lu}, \"tod\": {\"reads\": %lu, \"held\": %lu}}\n",
 				  secs, n, calls, errors, tot[0].reads, tot[0].held, tot[1].reads,
 				  tot[1].held) < 0 || fclose(f)) {

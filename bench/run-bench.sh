@@ -119,6 +119,16 @@ fi
 # runs, adjtimex 500 times a second on each clock); then how often a vDSO
 # reader of each page had to wait or retry (bench/retries: a reader per
 # CPU, the same adjtimex load).
+kernel_side() { # PROGRAM SOURCE TITLE: run /bench/PROGRAM, frame its JSON as PROGRAM-SOURCE
+	echo
+	echo "== $3"
+	rm -f "/tmp/$1-$2.json"
+	"/bench/$1" --secs "${SECTION_SECS:-3}" --json "/tmp/$1-$2.json" || {
+		echo "FAILED: bench/$1 on $2 (see above)"
+		fail=1
+	}
+	frame "$1-$2" "/tmp/$1-$2.json"
+}
 if [ -d "$TS" ]; then
 	for s in tsc hpet acpi_pm; do
 		case " $avail " in *" $s "*) ;; *) continue ;; esac
@@ -126,22 +136,8 @@ if [ -d "$TS" ]; then
 		echo "$s" >"$TS/current_timesource"
 		echo "$s" >"$CS/current_clocksource"
 		sleep 1
-		echo
-		echo "== write sections on $s (timesource and clocksource)"
-		rm -f "/tmp/sections-$s.json"
-		/bench/sections --secs "${SECTION_SECS:-3}" --json "/tmp/sections-$s.json" || {
-			echo "FAILED: bench/sections on $s (see above)"
-			fail=1
-		}
-		frame "sections-$s" "/tmp/sections-$s.json"
-		echo
-		echo "== vDSO reads that waited or retried on $s (2 readers, the same adjtimex load)"
-		rm -f "/tmp/retries-$s.json"
-		/bench/retries --secs "${SECTION_SECS:-3}" --json "/tmp/retries-$s.json" || {
-			echo "FAILED: bench/retries on $s (see above)"
-			fail=1
-		}
-		frame "retries-$s" "/tmp/retries-$s.json"
+		kernel_side sections "$s" "write sections on $s (timesource and clocksource)"
+		kernel_side retries "$s" "vDSO reads that waited or retried on $s (2 readers, the same adjtimex load)"
 		restore
 	done
 fi

@@ -16,20 +16,12 @@
  * returned an error, a section that never ran).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
-#include <sys/timex.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "tod.h"
+#include "load.h"
 
 #define SECTIONS "/sys/kernel/debug/newtod_sections"
 
@@ -48,39 +40,20 @@ static void *spin(void *arg)
 	return NULL;
 }
 
-/* ADJ_FREQUENCY with the frequency clock c has: 0 or -errno */
-static int same_freq(clockid_t c)
-{
-	struct timex tx = { 0 };
-
-	if (syscall(SYS_clock_adjtime, c, &tx) < 0)
-		return -errno;
-	tx.modes = ADJ_FREQUENCY;
-	return syscall(SYS_clock_adjtime, c, &tx) < 0 ? -errno : 0;
-}
-
 int main(int argc, char **argv)
 {
-	int secs = 3, i, ncpu = sysconf(_SC_NPROCESSORS_ONLN), bad = 0, ret, lines = 0;
-	const char *json = NULL;
-	long calls = 0, errors = 0;
+	int secs, i, ncpu = sysconf(_SC_NPROCESSORS_ONLN), bad = 0, lines = 0;
+	const char *json;
+	long calls, errors;
 	pthread_t th[64];
-	struct timespec t0, t;
 	char line[4096];
 	FILE *f, *out = NULL;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--secs") && i + 1 < argc)
-			secs = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
-		else {
-			fprintf(stderr, "usage: %s [--secs S] [--json FILE]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (secs < 1 || ncpu < 1)
-		return fprintf(stderr, "sections: --secs must be at least 1\n"), 2;
+	i = load_args(argc, argv, &secs, &json);
+	if (i)
+		return i;
+	if (ncpu < 1)
+		ncpu = 1;
 	if (ncpu > 64)
 		ncpu = 64;
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
@@ -92,18 +65,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < ncpu; i++)
 		pthread_create(&th[i], NULL, spin, (void *)(long)i);
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
-	do {
-		ret = same_freq(calls & 1 ? CLOCK_REALTIME : CLOCK_TOD_REALTIME);
-		if (ret) {
-			if (!errors++)
-				fprintf(stderr, "sections: clock_adjtime(%s, ADJ_FREQUENCY): %s\n",
-					calls & 1 ? "CLOCK_REALTIME" : "CLOCK_TOD_REALTIME", strerror(-ret));
-		}
-		calls++;
-		usleep(1000);
-		clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	load_adjtimex("sections", secs, &calls, &errors);
 	atomic_store(&stop, 1);
 	for (i = 0; i < ncpu; i++)
 		pthread_join(th[i], NULL);

@@ -2,7 +2,8 @@
 # Host side of 'make bench': BOOTS guest boots (default 1) running
 # bench/run-bench.sh. Each run writes into a fresh directory,
 # $RESULTS/bench-DATE-COMMIT (boot1/, boot2/, ... when BOOTS > 1), and
-# $RESULTS/bench-latest points at it; the summary reads only that run. The
+# $RESULTS/bench-latest points at it; the summary reads only that run, and
+# run.json records its date, commit and command for bench/notes.py. The
 # raw figures are saved as JSON and drawn as a bar chart (gnuplot, SVG)
 # when gnuplot is there. A failed path in any boot fails 'make bench',
 # after the figures are saved.
@@ -20,6 +21,11 @@ fi
 run=$RESULTS/bench-$stamp-$commit
 mkdir -p "$RESULTS"
 mkdir "$run" || die "$run exists already (two runs in one second?): run 'make bench' again"
+# What bench/notes.py quotes with each table: when, from what, and how.
+cmd="make bench"
+[ "$boots" = 1 ] || cmd="$cmd BOOTS=$boots"
+printf '{"date": "%s", "commit": "%s", "command": "%s", "boots": %d}\n' \
+	"$(date -u '+%Y-%m-%d %H:%M UTC')" "$commit" "$cmd" "$boots" >"$run/run.json"
 failed=0
 for b in $(seq 1 "$boots"); do
 	dir=$run

@@ -435,6 +435,49 @@ PY
 summary_ "summary.py: several boots give each ratio's median and range, met by most boots" 0 \
 	'tod-vdso-gtod / stock-vdso-gtod +0\.90 \[0\.90-1\.00\].* met \(2 of 3 boots met\)' "$tmp/b4"
 
+# bench/notes.py: NOTES.md's generated section from a run's summary and
+# run.json, the rest of the file untouched; refusals say what is missing.
+notes_() { # NAME EXPECT_RC EXPECT_REGEX RUN NOTES [--allow-dirty]
+	local rc=0 out
+	out=$(python3 "$TOP/bench/notes.py" ${6:+"$6"} "$4" "$5" 2>&1) || rc=$?
+	if [ "$rc" = "$2" ] && printf '%s\n' "$out" | grep -qE "$3"; then
+		ok "$1"
+	else
+		notok "$1: exit $rc (expected $2), or no line matching '$3'"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+}
+python3 "$TOP/bench/summary.py" "$tmp/b7" >"$tmp/b7/summary.txt" || true
+printf '{"date": "2026-12-04 14:00 UTC", "commit": "abc1234", "command": "make bench BOOTS=3", "boots": 3}\n' \
+	>"$tmp/b7/run.json"
+printf '# notes\nbefore\n<!-- bench-summary:begin -->\nold figures\n<!-- bench-summary:end -->\nafter\n' >"$tmp/N.md"
+notes_ "notes.py: a run's tables go between the markers" 0 'N\.md: [5-9] tables' "$tmp/b7" "$tmp/N.md"
+# shellcheck disable=SC2016 # the backquotes are markdown
+if grep -q '^2026-12-04 14:00 UTC, commit abc1234, `make bench BOOTS=3` (3 boots):$' "$tmp/N.md" &&
+	grep -q 'tod_tick_page <= stock_tick_seq (p50 and p99): MISSED' "$tmp/N.md" &&
+	! grep -q 'old figures' "$tmp/N.md" && [ "$(sed -n 2p "$tmp/N.md")" = before ] &&
+	[ "$(grep -c "bench-summary:" "$tmp/N.md")" = 2 ] &&
+	[ "$(tail -n 1 "$tmp/N.md")" = after ]; then
+	ok "notes.py: each table under its date, commit and command; the old section gone, the rest kept"
+else
+	notok "notes.py: the generated NOTES is wrong"
+	sed 's/^/# /' "$tmp/N.md"
+fi
+cp "$tmp/N.md" "$tmp/N1.md"
+python3 "$TOP/bench/notes.py" "$tmp/b7" "$tmp/N.md" >/dev/null 2>&1 || true
+if cmp -s "$tmp/N.md" "$tmp/N1.md"; then
+	ok "notes.py: regenerating from the same run changes nothing"
+else
+	notok "notes.py: a second run changed the file"
+	diff "$tmp/N1.md" "$tmp/N.md" | sed 's/^/# /'
+fi
+printf '# notes\nno markers\n' >"$tmp/M.md"
+notes_ "notes.py: a NOTES without its markers is refused" 1 'must hold one' "$tmp/b7" "$tmp/M.md"
+sed -i 's/abc1234/abc1234-dirty/' "$tmp/b7/run.json"
+notes_ "notes.py: a run from a dirty tree is refused" 1 'uncommitted changes' "$tmp/b7" "$tmp/N.md"
+notes_ "notes.py: --allow-dirty quotes it anyway" 0 'tables' "$tmp/b7" "$tmp/N.md" --allow-dirty
+notes_ "notes.py: a run without run.json is refused" 1 'run\.json is missing' "$tmp/b1" "$tmp/N.md"
+
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then
 	ok "shellcheck: every script is clean"

@@ -43,7 +43,8 @@ help:
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
 	@echo "  make bench-notes rewrite NOTES.md's generated benchmark section from build/results/bench-latest"
-	@echo "                   (its summary, with the run's date, commit and command; a dirty run is refused)"
+	@echo "                   (its summary, with the run's date, commit and command; a dirty or failed run"
+	@echo "                   is refused: NOTES_ARGS='--allow-dirty --allow-failed' quotes it anyway)"
 	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
 	@echo "                   JSON in build/results/host-todread.json"
 	@echo "  make shell       interactive guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
@@ -189,7 +190,7 @@ bench: kernel initramfs
 # NOTES.md's generated section (between its bench-summary markers) from the
 # latest run's summary.txt and run.json.
 bench-notes:
-	@python3 bench/notes.py $(RESULTS)/bench-latest NOTES.md
+	@python3 bench/notes.py $(NOTES_ARGS) '$(RESULTS)/bench-latest' NOTES.md
 
 # The tod vDSO reader of build/linux compiled for user space and timed on the
 # host's CPU beside the host's vDSO (bench/host/todread.c; shim.h explains the

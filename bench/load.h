@@ -20,9 +20,9 @@
 /*
  * Parse "[--secs S] [--json FILE]" into *secs (default 3, at least 1) and
  * *json (default NULL). Returns 0, or 2 (the exit status for a usage
- * error) after saying what was wrong.
+ * error) after saying what was wrong, prefixed by prog.
  */
-static inline int load_args(int argc, char **argv, int *secs, const char **json)
+static inline int load_args(int argc, char **argv, const char *prog, int *secs, const char **json)
 {
 	int i;
 
@@ -34,12 +34,12 @@ static inline int load_args(int argc, char **argv, int *secs, const char **json)
 		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
 			*json = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--secs S] [--json FILE]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--secs S] [--json FILE]\n", prog);
 			return 2;
 		}
 	}
 	if (*secs < 1) {
-		fprintf(stderr, "%s: --secs must be at least 1\n", argv[0]);
+		fprintf(stderr, "%s: --secs must be at least 1\n", prog);
 		return 2;
 	}
 	return 0;

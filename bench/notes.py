@@ -1,23 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write one 'make bench' run's summary into NOTES.md.
+"""Write one 'make bench' run's summary into NOTES.md, and its record.
 
-    notes.py [--allow-dirty] RUN_DIR NOTES_MD
+    notes.py [--allow-dirty] [--allow-failed] RUN_DIR NOTES_MD
+    notes.py --record RUN_JSON        (scripts/bench.sh)
 
-Replaces what lies between the lines '<!-- bench-summary:begin -->' and
-'<!-- bench-summary:end -->' of NOTES_MD with the tables of RUN_DIR's
-summary.txt (bench/summary.py's output, as printed), each under the date,
-commit and command of the run, read from RUN_DIR/run.json (written by
-scripts/bench.sh). Everything outside the markers is left as it is, so
+The first form replaces what lies between the lines
+'<!-- bench-summary:begin -->' and '<!-- bench-summary:end -->' of NOTES_MD
+with the tables of RUN_DIR's summary.txt (bench/summary.py's output, as
+printed), each under the date, commit and command of the run, read from
+RUN_DIR/run.json. Everything outside the markers is left as it is, so
 the section is regenerated, never edited by hand.
 
-A run made from a tree with uncommitted changes names no commit that
-someone could check out: it is refused unless --allow-dirty is given.
-Exit status 0, or 1 with a message saying what is missing.
+It refuses, leaving NOTES_MD untouched:
+- a run from a tree with uncommitted changes, or from no git tree: it
+  names no commit that someone could check out (--allow-dirty quotes it);
+- a run that failed or did not finish: its figures are not timings
+  (--allow-failed quotes it);
+- a NOTES_MD without exactly one pair of markers.
+
+The second form writes RUN_JSON from the environment scripts/bench.sh
+sets (BENCH_DATE, BENCH_COMMIT, BENCH_BOOTS, BENCH_FAILED: '' while the
+run is under way, 0 or 1 when it ended), with the command that made the
+run: 'make bench', BOOTS, and every setting that changes the guest
+(APPEND, QEMU_OPTS, TSC_PARAM, a KOUT other than the default).
+
+Exit status 0, or 1 with a message saying what is wrong.
 """
 import json
 import os
+import re
+import shlex
 import sys
+import tempfile
 
 BEGIN = "<!-- bench-summary:begin -->"
 END = "<!-- bench-summary:end -->"
@@ -27,26 +42,71 @@ def die(msg):
     sys.exit("bench/notes.py: " + msg)
 
 
+def record(path):
+    env = os.environ
+    try:
+        boots = int(env["BENCH_BOOTS"])
+        cmd = ["make", "bench"] + ([] if boots == 1 else ["BOOTS=%d" % boots])
+        for k in ("APPEND", "QEMU_OPTS", "TSC_PARAM", "KOUT"):
+            v = env.get(k)
+            if v is None or (v == "" and k != "TSC_PARAM"):
+                continue  # TSC_PARAM= (set, empty) drops tsc=reliable: it counts
+            if k == "KOUT" and os.path.basename(v.rstrip("/")) == "kbuild":
+                continue  # the default kernel
+            cmd.append("%s=%s" % (k, shlex.quote(v)))
+        failed = env["BENCH_FAILED"]
+        doc = {"date": env["BENCH_DATE"], "commit": env["BENCH_COMMIT"], "command": " ".join(cmd),
+               "boots": boots, "failed": None if failed == "" else failed != "0"}
+    except (KeyError, ValueError) as e:
+        die("--record needs BENCH_DATE, BENCH_COMMIT, BENCH_BOOTS (a number) and BENCH_FAILED (%s)" % e)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+        f.write("\n")
+
+
 args = sys.argv[1:]
-allow_dirty = "--allow-dirty" in args
-args = [a for a in args if a != "--allow-dirty"]
-if len(args) != 2:
-    die("usage: notes.py [--allow-dirty] RUN_DIR NOTES_MD")
+if args[:1] == ["--record"]:
+    if len(args) != 2:
+        die("usage: notes.py --record RUN_JSON")
+    record(args[1])
+    sys.exit(0)
+flags = {a for a in args if a.startswith("--")}
+args = [a for a in args if not a.startswith("--")]
+if len(args) != 2 or flags - {"--allow-dirty", "--allow-failed"}:
+    die("usage: notes.py [--allow-dirty] [--allow-failed] RUN_DIR NOTES_MD")
 run, notes = args
+
+
+def read_text(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        die("%s is missing: run 'make bench' (it writes %s) first" % (path, what))
+    except (OSError, UnicodeDecodeError) as e:
+        die("cannot read %s: %s" % (path, e))
+
+
 meta_path = os.path.join(run, "run.json")
 summary_path = os.path.join(run, "summary.txt")
-for p in (meta_path, summary_path):
-    if not os.path.isfile(p):
-        die("%s is missing: run 'make bench' (it writes run.json and summary.txt) first" % p)
 try:
-    meta = json.load(open(meta_path))
-    date, commit, command, boots = meta["date"], meta["commit"], meta["command"], meta["boots"]
-except (ValueError, KeyError) as e:
-    die("%s is not the run record scripts/bench.sh writes (%s): run 'make bench' again" % (meta_path, e))
-if commit.endswith("-dirty") and not allow_dirty:
-    die("the run in %s was made from a tree with uncommitted changes (%s): commit, run 'make bench' "
-        "again, or pass --allow-dirty to quote it anyway" % (run, commit))
-summary = open(summary_path).read().replace("\r", "")
+    meta = json.loads(read_text(meta_path, "run.json"))
+except ValueError as e:
+    meta = e
+ok = isinstance(meta, dict) and isinstance(meta.get("date"), str) and isinstance(meta.get("commit"), str) \
+    and isinstance(meta.get("command"), str) and type(meta.get("boots")) is int and meta["boots"] > 0 \
+    and (meta.get("failed") is None or isinstance(meta.get("failed"), bool))
+if not ok:
+    die("%s is not the run record scripts/bench.sh writes (date, commit, command, boots, failed): "
+        "run 'make bench' again" % meta_path)
+date, commit, command, boots = meta["date"], meta["commit"], meta["command"], meta["boots"]
+if not re.fullmatch(r"[0-9a-f]{7,40}", commit) and "--allow-dirty" not in flags:
+    die("the run in %s names no commit to check out (%s: uncommitted changes, or no git tree): "
+        "commit, run 'make bench' again, or pass --allow-dirty to quote it anyway" % (run, commit))
+if meta["failed"] is not False and "--allow-failed" not in flags:
+    die("the run in %s %s: its figures are not timings; run 'make bench' again, or pass "
+        "--allow-failed to quote it anyway" % (run, "failed" if meta["failed"] else "did not finish"))
+summary = read_text(summary_path, "summary.txt").replace("\r", "")
 if not summary.strip():
     die("%s is empty: bench/summary.py printed nothing; run 'make bench' again" % summary_path)
 
@@ -73,19 +133,24 @@ for t in tables:
     out += ["%s:" % stamp, "", "```"] + t + ["```", ""]
 out.append(END)
 
-try:
-    text = open(notes).read()
-except OSError as e:
-    die("cannot read %s: %s" % (notes, e.strerror))
-lines = text.split("\n")
+lines = read_text(notes, "its bench-summary markers").split("\n")
 b = [i for i, l in enumerate(lines) if l.strip() == BEGIN]
 e = [i for i, l in enumerate(lines) if l.strip() == END]
 if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
     die("%s must hold one '%s' line and, after it, one '%s' line (found %d and %d): "
         "put them where the generated section goes" % (notes, BEGIN, END, len(b), len(e)))
 new = "\n".join(lines[:b[0]] + out + lines[e[0] + 1:])
-tmp = notes + ".tmp"
-with open(tmp, "w") as f:
-    f.write(new)
-os.replace(tmp, notes)
+# write beside the real file (through a symlink), keep its mode, then rename
+target = os.path.realpath(notes)
+fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".notes.")
+try:
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(new)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+    os.replace(tmp, target)
+except OSError as e:
+    os.unlink(tmp)
+    die("cannot write %s: %s" % (notes, e))
 print("bench/notes.py: %s: %d tables from %s" % (notes, len(tables), run))

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	char line[256];
 	FILE *f;
 
-	i = load_args(argc, argv, &secs, &json);
+	i = load_args(argc, argv, "retries", &secs, &json);
 	if (i)
 		return i;
 	f = fopen("/proc/self/maps", "r");

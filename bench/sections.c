@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	char line[4096];
 	FILE *f, *out = NULL;
 
-	i = load_args(argc, argv, &secs, &json);
+	i = load_args(argc, argv, "sections", &secs, &json);
 	if (i)
 		return i;
 	if (ncpu < 1)

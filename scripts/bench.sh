@@ -12,7 +12,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 boots=${BOOTS:-1}
-case "$boots" in '' | *[!0-9]* | 0) die "BOOTS must be a positive number of boots, got '$boots'" ;; esac
+case "$boots" in '' | *[!0-9]*) die "BOOTS must be a positive number of boots, got '$boots'" ;; esac
+boots=$((10#$boots)) # 08 is eight boots, not an octal error
+[ "$boots" -gt 0 ] || die "BOOTS must be a positive number of boots, got '${BOOTS:-}'"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 if [ -n "$(git -C "$TOP" status --porcelain 2>/dev/null)" ]; then
@@ -21,11 +23,15 @@ fi
 run=$RESULTS/bench-$stamp-$commit
 mkdir -p "$RESULTS"
 mkdir "$run" || die "$run exists already (two runs in one second?): run 'make bench' again"
-# What bench/notes.py quotes with each table: when, from what, and how.
-cmd="make bench"
-[ "$boots" = 1 ] || cmd="$cmd BOOTS=$boots"
-printf '{"date": "%s", "commit": "%s", "command": "%s", "boots": %d}\n' \
-	"$(date -u '+%Y-%m-%d %H:%M UTC')" "$commit" "$cmd" "$boots" >"$run/run.json"
+# What bench/notes.py quotes with each table: when, from what, how (the
+# command with every setting that changes the guest), and how it ended
+# ("failed": null while it runs).
+date=$(date -u '+%Y-%m-%d %H:%M UTC')
+run_json() { # FAILED: write $run/run.json
+	BENCH_DATE=$date BENCH_COMMIT=$commit BENCH_BOOTS=$boots BENCH_FAILED=$1 \
+		python3 "$TOP/bench/notes.py" --record "$run/run.json"
+}
+run_json ""
 failed=0
 for b in $(seq 1 "$boots"); do
 	dir=$run
@@ -151,4 +157,5 @@ GP
 		log "bench: chart in ${run#"$TOP"/}/gtod.svg"
 	fi
 fi
+run_json "$failed"
 [ "$failed" = 0 ] || die "make bench: a path failed in the guest (see FAILED above): its figures are not timings"

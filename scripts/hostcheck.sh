@@ -437,46 +437,79 @@ summary_ "summary.py: several boots give each ratio's median and range, met by m
 
 # bench/notes.py: NOTES.md's generated section from a run's summary and
 # run.json, the rest of the file untouched; refusals say what is missing.
-notes_() { # NAME EXPECT_RC EXPECT_REGEX RUN NOTES [--allow-dirty]
-	local rc=0 out
-	out=$(python3 "$TOP/bench/notes.py" ${6:+"$6"} "$4" "$5" 2>&1) || rc=$?
-	if [ "$rc" = "$2" ] && printf '%s\n' "$out" | grep -qE "$3"; then
-		ok "$1"
+notes_() { # NAME EXPECT_RC EXPECT_REGEX RUN NOTES [FLAG...]: a refusal must leave NOTES as it was
+	local rc=0 out name=$1 want=$2 re=$3 run=$4 notes=$5
+	shift 5
+	cp "$notes" "$tmp/notes.before"
+	out=$(python3 "$TOP/bench/notes.py" "$@" "$run" "$notes" 2>&1) || rc=$?
+	if [ "$rc" = "$want" ] && printf '%s\n' "$out" | grep -qE "$re" && ! printf '%s\n' "$out" | grep -q Traceback &&
+		{ [ "$rc" = 0 ] || cmp -s "$notes" "$tmp/notes.before"; }; then
+		ok "$name"
 	else
-		notok "$1: exit $rc (expected $2), or no line matching '$3'"
+		notok "$name: exit $rc (expected $want), no line matching '$re', a traceback, or a refusal that changed $notes"
 		printf '%s\n' "$out" | sed 's/^/# /'
 	fi
 }
+record_() { # RUN_JSON COMMIT FAILED: a run record as scripts/bench.sh writes it, BOOTS=3
+	BENCH_DATE="2026-12-04 14:00 UTC" BENCH_COMMIT=$2 BENCH_BOOTS=3 BENCH_FAILED=$3 \
+		python3 "$TOP/bench/notes.py" --record "$1"
+}
 python3 "$TOP/bench/summary.py" "$tmp/b7" >"$tmp/b7/summary.txt" || true
-printf '{"date": "2026-12-04 14:00 UTC", "commit": "abc1234", "command": "make bench BOOTS=3", "boots": 3}\n' \
-	>"$tmp/b7/run.json"
+record_ "$tmp/b7/run.json" abc1234 0
 printf '# notes\nbefore\n<!-- bench-summary:begin -->\nold figures\n<!-- bench-summary:end -->\nafter\n' >"$tmp/N.md"
-notes_ "notes.py: a run's tables go between the markers" 0 'N\.md: [5-9] tables' "$tmp/b7" "$tmp/N.md"
+ntables=$(awk 'NF && !p { n++ } { p = NF } END { print n }' "$tmp/b7/summary.txt")
+notes_ "notes.py: a run's tables go between the markers" 0 "N\\.md: $ntables tables" "$tmp/b7" "$tmp/N.md"
 # shellcheck disable=SC2016 # the backquotes are markdown
-if grep -q '^2026-12-04 14:00 UTC, commit abc1234, `make bench BOOTS=3` (3 boots):$' "$tmp/N.md" &&
+if [ "$(grep -c '^2026-12-04 14:00 UTC, commit abc1234, `make bench BOOTS=3` (3 boots):$' "$tmp/N.md")" = "$ntables" ] &&
 	grep -q 'tod_tick_page <= stock_tick_seq (p50 and p99): MISSED' "$tmp/N.md" &&
 	! grep -q 'old figures' "$tmp/N.md" && [ "$(sed -n 2p "$tmp/N.md")" = before ] &&
 	[ "$(grep -c "bench-summary:" "$tmp/N.md")" = 2 ] &&
 	[ "$(tail -n 1 "$tmp/N.md")" = after ]; then
-	ok "notes.py: each table under its date, commit and command; the old section gone, the rest kept"
+	ok "notes.py: each of the $ntables tables under its date, commit and command; the old section gone, the rest kept"
 else
 	notok "notes.py: the generated NOTES is wrong"
 	sed 's/^/# /' "$tmp/N.md"
 fi
 cp "$tmp/N.md" "$tmp/N1.md"
-python3 "$TOP/bench/notes.py" "$tmp/b7" "$tmp/N.md" >/dev/null 2>&1 || true
-if cmp -s "$tmp/N.md" "$tmp/N1.md"; then
-	ok "notes.py: regenerating from the same run changes nothing"
+rc=0
+python3 "$TOP/bench/notes.py" "$tmp/b7" "$tmp/N.md" >/dev/null 2>&1 || rc=$?
+if [ "$rc" = 0 ] && cmp -s "$tmp/N.md" "$tmp/N1.md"; then
+	ok "notes.py: regenerating from the same run succeeds and changes nothing"
 else
-	notok "notes.py: a second run changed the file"
+	notok "notes.py: a second run exited $rc or changed the file"
 	diff "$tmp/N1.md" "$tmp/N.md" | sed 's/^/# /'
 fi
 printf '# notes\nno markers\n' >"$tmp/M.md"
 notes_ "notes.py: a NOTES without its markers is refused" 1 'must hold one' "$tmp/b7" "$tmp/M.md"
-sed -i 's/abc1234/abc1234-dirty/' "$tmp/b7/run.json"
-notes_ "notes.py: a run from a dirty tree is refused" 1 'uncommitted changes' "$tmp/b7" "$tmp/N.md"
+record_ "$tmp/b7/run.json" abc1234 1
+notes_ "notes.py: a failed run is refused" 1 'failed: its figures are not timings' "$tmp/b7" "$tmp/N.md"
+notes_ "notes.py: --allow-failed quotes it anyway" 0 'tables' "$tmp/b7" "$tmp/N.md" --allow-failed
+record_ "$tmp/b7/run.json" abc1234 ""
+notes_ "notes.py: a run that did not finish is refused" 1 'did not finish' "$tmp/b7" "$tmp/N.md"
+record_ "$tmp/b7/run.json" abc1234-dirty 0
+notes_ "notes.py: a run from a dirty tree is refused" 1 'names no commit' "$tmp/b7" "$tmp/N.md"
 notes_ "notes.py: --allow-dirty quotes it anyway" 0 'tables' "$tmp/b7" "$tmp/N.md" --allow-dirty
+if grep -q 'commit abc1234-dirty, ' "$tmp/N.md"; then
+	ok "notes.py: a dirty run quoted anyway says -dirty"
+else
+	notok "notes.py: a dirty run quoted anyway hides it"
+fi
+record_ "$tmp/b7/run.json" nogit 0
+notes_ "notes.py: a run from no git tree is refused" 1 'names no commit' "$tmp/b7" "$tmp/N.md"
+printf '[1, 2]\n' >"$tmp/b7/run.json"
+notes_ "notes.py: a run.json that is not a record is refused, without a traceback" 1 'not the run record' \
+	"$tmp/b7" "$tmp/N.md"
 notes_ "notes.py: a run without run.json is refused" 1 'run\.json is missing' "$tmp/b1" "$tmp/N.md"
+if APPEND="timesource=hpet foo=1" TSC_PARAM='' BENCH_DATE=d BENCH_COMMIT=abc1234 BENCH_BOOTS=8 BENCH_FAILED=0 \
+	python3 "$TOP/bench/notes.py" --record "$tmp/r.json" &&
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["command"] == "make bench BOOTS=8 APPEND='"'"'timesource=hpet foo=1'"'"' TSC_PARAM='"''"'", d
+assert d["boots"] == 8 and d["failed"] is False, d' "$tmp/r.json"; then
+	ok "notes.py --record: the command names BOOTS and every setting that changes the guest"
+else
+	notok "notes.py --record: wrong record"
+	sed 's/^/# /' "$tmp/r.json"
+fi
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then

@@ -94,5 +94,11 @@ if ! kmake -s "${targets[@]}" >"$klog" 2>&1; then
 	grep -E 'error|Error' "$klog" | head -40 >&2 || true
 	die "kernel build failed: full log in ${klog#"$TOP"/}"
 fi
+# 6.12's vDSO rule runs its link and its check as "link; check", so a
+# failed vDSO link (a linker script error) does not fail make, and the
+# image keeps the last vDSO that linked. Any linker error fails here.
+if grep -E '^(ld|ld\.bfd|ld\.lld):' "$klog" | grep -vE 'warning' >&2; then
+	die "the linker failed (above) although make did not: fix it; full log in ${klog#"$TOP"/}"
+fi
 grep -E 'warning:' "$klog" | head -20 >&2 || true
 log "kernel: built in $(($(date +%s) - start)) s"

@@ -8,7 +8,7 @@
  *
  * One reader thread per CPU (at most 2) runs the readers' sequence-count
  * loop on the real pages of [vvar] (the stock vdso_data at +128 of its
- * first page, the core's page at its fifth), one read of each in turn:
+ * first page, the core's data at +128 of its fifth), one read of each in turn:
  * take the count, wait while it is odd, read the fields a reader reads and
  * the TSC, and retry if the count changed. A read that waited or retried
  * counts once. Meanwhile the main thread calls clock_adjtime(ADJ_FREQUENCY)
@@ -28,7 +28,7 @@
 
 #define PAGE		4096UL
 #define STOCK_OFF	128		/* DECLARE_VVAR(128, struct vdso_data, _vdso_data) */
-#define TOD_OFF		(4 * PAGE)	/* the core's page: the fifth of [vvar] */
+#define TOD_OFF		(4 * PAGE + 128)	/* the core's data: its fifth page, TOD_VDSO_DATA_OFFSET in */
 
 /* the first fields of both pages: u32 seq, s32 mode, then 8-byte fields */
 struct page_head {
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 			break;
 	if (f)
 		fclose(f);
-	if (!start || end - start < TOD_OFF + PAGE)
+	if (!start || end - start < 5 * PAGE)
 		return fprintf(stderr, "retries: no [vvar] of at least 5 pages in /proc/self/maps (a kernel without the core's page?)\n"), 1;
 	pages[0] = (const volatile struct page_head *)(start + STOCK_OFF);
 	pages[1] = (const volatile struct page_head *)(start + TOD_OFF);

@@ -28,7 +28,9 @@
  *	<linux/time.h>		(uapi; clashes with glibc's <time.h>) CLOCK_TOD_*
  *	<vdso/datapage.h>	the whole vDSO datapage; the reader needs only
  *				rdtsc_ordered(), clock_gettime_syscall(),
- *				tod_vdso_clockid() (from <asm/vdso/gettimeofday.h>)
+ *				tod_vdso_clockid() (from <asm/vdso/gettimeofday.h>),
+ *				and for its time namespace path the stock
+ *				page's offsets (zero here: no namespace)
  *	<vdso/gettime.h>	prototypes of the stock __vdso_* entry points
  *	<asm/barrier.h>		x86 alternatives; smp_rmb()/smp_wmb() are
  *				barrier() on x86-64 (TSO), as below
@@ -85,6 +87,13 @@ typedef unsigned __int128 u128;
 #define WRITE_ONCE(x, val)	(*(volatile __typeof__(x) *)&(x) = (val))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * <linux/kconfig.h>: IS_ENABLED() of the options the reader tests, as the
+ * guest kernel has them; any other option fails the build.
+ */
+#define IS_ENABLED(option)	__shim_##option
+#define __shim_CONFIG_TIME_NS	1
+
 /* <asm/barrier.h>, x86-64: loads are not reordered with loads, nor stores with stores */
 #define smp_rmb()		barrier()
 #define smp_wmb()		barrier()
@@ -123,6 +132,25 @@ static __always_inline u64 rdtsc_ordered(void)
 
 	__asm__ __volatile__("lfence; rdtsc" : "=a" (lo), "=d" (hi) : : "memory");
 	return (u64)hi << 32 | lo;
+}
+
+/* <vdso/datapage.h>: the stock page, for its time namespace offsets (none here) */
+#define CS_HRES_COARSE		0
+#define VDSO_BASES		2
+struct timens_offset {
+	s64 sec;
+	u64 nsec;
+};
+
+struct vdso_data {
+	struct timens_offset offset[16];
+};
+
+static const struct vdso_data shim_vdso_data[VDSO_BASES];
+
+static __always_inline const struct vdso_data *__arch_get_vdso_data(void)
+{
+	return shim_vdso_data;
 }
 
 /* <asm/vdso/gettimeofday.h> */

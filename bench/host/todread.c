@@ -94,7 +94,9 @@ static union {
 	u8 page[PAGE_SIZE];
 } tod_vdso_page __aligned(PAGE_SIZE);
 
-#define tod_page	(tod_vdso_page.data)
+/* <asm/vdso/gettimeofday.h>: where the reader finds the data; no time namespace here */
+#define __tod_vdso_data		(&tod_vdso_page.data)
+#define __tod_timens_vdso_data	(&tod_vdso_page.data)
 
 /* Never read: the writer publishes TOD_VCLOCK_TSC only (see shim.h). */
 static u8 tod_hpet_page[PAGE_SIZE];
@@ -445,7 +447,7 @@ static void *writer_thread(void *arg)
 		next.tv_nsec = t % NSEC_PER_SEC;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
-		writer_accumulate(&tod_page, &core);
+		writer_accumulate(&tod_vdso_page.data, &core);
 	}
 	core.cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
@@ -1192,7 +1194,7 @@ int main(int argc, char **argv)
 	       "  as tsc_khz %u: mult %u, shift %u\n",
 	       cal.hz, CAL_NS / NSEC_PER_MSEC, cal.khz, cal.mult, cal.shift);
 
-	writer_init(&tod_page, &core);
+	writer_init(&tod_vdso_page.data, &core);
 	if (pthread_create(&writer, NULL, writer_thread, NULL)) {
 		fprintf(stderr, "todread: cannot start the writer thread\n");
 		return 1;

@@ -30,6 +30,7 @@
 
 #define HOOK "/sys/kernel/debug/newtod_mark_tsc_unstable"
 #define TOD_DATA_PAGE 4		/* page index of the tod data page in [vvar] */
+#define TOD_DATA_OFFSET 128	/* TOD_VDSO_DATA_OFFSET in <vdso/tod.h> */
 #define TOD_VCLOCK_TSC 1	/* enum tod_vclock_mode in <vdso/tod.h> */
 
 static atomic_int stop;
@@ -84,7 +85,7 @@ static int vvar_tod_mode(void)
 	if (!start || end - start < (TOD_DATA_PAGE + 1) * 4096UL)
 		return -1;
 	/* struct tod_vdso_data: u32 seq, s32 vclock_mode */
-	return *(volatile int32_t *)(start + TOD_DATA_PAGE * 4096UL + 4);
+	return *(volatile int32_t *)(start + TOD_DATA_PAGE * 4096UL + TOD_DATA_OFFSET + 4);
 }
 
 static int sysfs_has(const char *file, const char *word)

@@ -24,8 +24,11 @@
  *                      (TSC, HPET) or exactly K (acpi_pm, jiffies)
  *   getres             vDSO clock_getres of the four ids equals the
  *                      syscall's and is > 0
- *   timens             in a new time namespace the tod clocks read as in
- *                      the root namespace (and nothing hangs)
+ *   timens             in time namespaces (BOOTTIME +1000 s, then -1000 s
+ *                      or as far back as the boot allows; MONOTONIC +500
+ *                      s) the tod monotonic clocks move by the BOOTTIME
+ *                      offset, by vDSO and syscall, and the realtime ones
+ *                      do not (and nothing hangs)
  *   switch [S] [MS]    readers on every CPU, by vDSO and system call in
  *                      turn, while current_timesource
  *                      rotates every MS ms for S seconds: no inversion, no

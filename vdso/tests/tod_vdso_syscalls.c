@@ -24,8 +24,6 @@
 
 #include "tod_vdso.h"
 
-#define TIMENS_OFFSET	1000		/* s added to CLOCK_MONOTONIC in the namespace */
-
 /* --- syscalls -------------------------------------------------------------- */
 
 enum entry { E_EMPTY, E_GETPPID, E_LIB_GTOD, E_LIB_CGT, E_STOCK_VDSO, E_GLIBC };
@@ -175,12 +173,30 @@ void case_syscalls(int argc, char **argv)
 
 /* --- timens ---------------------------------------------------------------- */
 
+/*
+ * The namespaces: CLOCK_MONOTONIC +500 s in both (the tod clocks must not
+ * follow it), CLOCK_BOOTTIME +1000 s in one and -1000 s in the other. The
+ * kernel keeps a namespace's clocks non-negative, so while the boot is
+ * younger than 1000 s the negative offset is the boot's age less 2 s.
+ */
+#define TIMENS_MONO	500
+
 /* What the child in the namespace saw: the min and max of each clock. */
 struct ns_seen {
-	int done, err;
+	int done, err, res_err;
 	int64_t lo[NTOD], hi[NTOD];	/* tod entry, stock entry and syscall, per id */
 	int64_t gtod_lo, gtod_hi;	/* __vdso_tod_gettimeofday, us */
 	int64_t mono_vdso, mono_sys;	/* stock CLOCK_MONOTONIC */
+	int64_t boot_vdso, boot_sys;	/* stock CLOCK_BOOTTIME */
+};
+
+/* One namespace's run, filled by a helper process in the root namespace. */
+struct ns_run {
+	int setup_err;			/* errno of the namespace's setup, or 0 */
+	int status;			/* the child's wait status */
+	int64_t before[NTOD], after[NTOD];	/* the helper's readings, root namespace */
+	int64_t mono0, mono1, boot0, boot1;
+	struct ns_seen s;
 };
 
 static void ns_note(struct ns_seen *s, int k, int64_t v)
@@ -230,77 +246,142 @@ static void ns_child(struct ns_seen *s)
 				s->gtod_hi = tv_us(&tv);
 		}
 	}
+	/* clock_getres reads the core's page too, not the namespace's */
+	for (k = 0; k < NTOD; k++) {
+		if (vs_getres(tods[k].id, &ts) || ts.tv_sec || ts.tv_nsec <= 0 ||
+		    ts.tv_nsec != res_ns(tods[k].id))
+			s->res_err++;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->mono_vdso = ts_ns(&ts);
-	if (sys_ns(CLOCK_MONOTONIC, &s->mono_sys))
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	s->boot_vdso = ts_ns(&ts);
+	if (sys_ns(CLOCK_MONOTONIC, &s->mono_sys) || sys_ns(CLOCK_BOOTTIME, &s->boot_sys))
 		s->err++;
 	s->done = 1;
 	_exit(0);
 }
 
-void case_timens(int argc, char **argv)
+/*
+ * In a helper process: a new time namespace with the offsets, the
+ * readings of every clock before and after a child of it reads them.
+ */
+static void ns_helper(struct ns_run *r, long boot_off)
 {
-	int64_t before[NTOD], after[NTOD], mono0, mono1, off = TIMENS_OFFSET * NSEC_PER_SEC;
-	struct ns_seen *s;
-	char buf[64];
-	int k, st, ok;
+	char buf[96];
 	pid_t pid;
-	int fd;
+	int k, fd, n;
 
-	(void)argc;
-	(void)argv;
-	ksft_set_plan(2 + NTOD);
-	show_source();
-	need_vdso();
 	if (unshare(CLONE_NEWTIME)) {
-		if (errno == EPERM) {
-			skip_rest("unshare(CLONE_NEWTIME) needs CAP_SYS_ADMIN");
-			return;
-		}
-		ksft_exit_fail_msg("unshare(CLONE_NEWTIME): %s (CONFIG_TIME_NS?)\n", strerror(errno));
+		r->setup_err = errno;
+		_exit(1);
 	}
 	/* offsets can only be set before the namespace's first process */
+	n = snprintf(buf, sizeof(buf), "monotonic %d 0\nboottime %ld 0\n", TIMENS_MONO, boot_off);
 	fd = open("/proc/self/timens_offsets", O_WRONLY);
-	snprintf(buf, sizeof(buf), "monotonic %d 0\n", TIMENS_OFFSET);
-	if (fd < 0 || write(fd, buf, strlen(buf)) < 0)
-		ksft_exit_fail_msg("writing /proc/self/timens_offsets: %s\n", strerror(errno));
+	if (fd < 0 || write(fd, buf, n) != n) {
+		r->setup_err = errno ? errno : EIO;
+		_exit(1);
+	}
 	close(fd);
-	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (s == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	memset(s, 0, sizeof(*s));
-	ksft_print_msg("rule: in a time namespace with CLOCK_MONOTONIC +%d s, each tod clock read in the child (tod vDSO, stock vDSO, syscall) lies between the parent's readings before fork and after waitpid\n",
-		       TIMENS_OFFSET);
-
 	for (k = 0; k < NTOD; k++)
-		sys_ns(tods[k].id, &before[k]);
-	sys_ns(CLOCK_MONOTONIC, &mono0);
+		sys_ns(tods[k].id, &r->before[k]);
+	sys_ns(CLOCK_MONOTONIC, &r->mono0);
+	sys_ns(CLOCK_BOOTTIME, &r->boot0);
+	pid = fork();
+	if (pid < 0) {
+		r->setup_err = errno;
+		_exit(1);
+	}
+	if (pid == 0)
+		ns_child(&r->s);
+	waitpid(pid, &r->status, 0);
+	sys_ns(CLOCK_BOOTTIME, &r->boot1);
+	sys_ns(CLOCK_MONOTONIC, &r->mono1);
+	for (k = 0; k < NTOD; k++)
+		sys_ns(tods[k].id, &r->after[k]);
+	_exit(0);
+}
+
+static int ns_monotonic(clockid_t id)
+{
+	return id == CLOCK_TOD_MONOTONIC || id == CLOCK_TOD_MONOTONIC_COARSE;
+}
+
+/* 2 + NTOD results for one namespace with CLOCK_BOOTTIME moved by boot_off s */
+static void ns_case(long boot_off)
+{
+	int64_t off = (int64_t)boot_off * NSEC_PER_SEC, mono = (int64_t)TIMENS_MONO * NSEC_PER_SEC, o;
+	struct ns_run *r;
+	const struct ns_seen *s;
+	int k, st, ok;
+	pid_t pid;
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	memset(r, 0, sizeof(*r));
+	s = &r->s;
 	pid = fork();
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (pid == 0)
-		ns_child(s);
+		ns_helper(r, boot_off);
 	waitpid(pid, &st, 0);
-	sys_ns(CLOCK_MONOTONIC, &mono1);
-	for (k = 0; k < NTOD; k++)
-		sys_ns(tods[k].id, &after[k]);
+	if (r->setup_err)
+		ksft_exit_fail_msg("a time namespace with CLOCK_BOOTTIME %+ld s: %s (unshare(CLONE_NEWTIME) needs CAP_SYS_ADMIN and CONFIG_TIME_NS; ERANGE: the namespace's clock would be negative)\n",
+				   boot_off, strerror(r->setup_err));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		ksft_exit_fail_msg("the namespace helper failed (wait status %#x)\n", st);
 
-	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0 && s->done && !s->err,
-			 "the child in the namespace read every clock (%s, %d failed reads)\n",
-			 WIFSIGNALED(st) ? (WTERMSIG(st) == SIGALRM ? "HUNG: killed by alarm after 10 s" :
-					    strsignal(WTERMSIG(st))) : "exited", s->err);
-	/* the proof that the child is in the new namespace at all */
-	ok = s->done && s->mono_vdso >= mono0 + off && s->mono_vdso <= mono1 + off &&
-	     s->mono_sys >= mono0 + off && s->mono_sys <= mono1 + off;
-	ksft_test_result(ok, "stock CLOCK_MONOTONIC in the child is shifted by +%d s (vdso %+lld ns, syscall %+lld ns from the parent's before)\n",
-			 TIMENS_OFFSET, (long long)(s->mono_vdso - mono0), (long long)(s->mono_sys - mono0));
+	st = r->status;
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0 && s->done && !s->err && !s->res_err,
+			 "boottime %+ld s: the child in the namespace read every clock (%s, %d failed reads), and the vDSO's clock_getres equals the syscall's (%d differ)\n",
+			 boot_off, WIFSIGNALED(st) ? (WTERMSIG(st) == SIGALRM ?
+			 "HUNG: killed by alarm after 10 s" : strsignal(WTERMSIG(st))) : "exited", s->err,
+			 s->res_err);
+	/* the proof that the child is in the namespace, with both offsets */
+	ok = s->done && s->mono_vdso >= r->mono0 + mono && s->mono_vdso <= r->mono1 + mono &&
+	     s->mono_sys >= r->mono0 + mono && s->mono_sys <= r->mono1 + mono &&
+	     s->boot_vdso >= r->boot0 + off && s->boot_vdso <= r->boot1 + off &&
+	     s->boot_sys >= r->boot0 + off && s->boot_sys <= r->boot1 + off;
+	ksft_test_result(ok, "boottime %+ld s: stock CLOCK_MONOTONIC is %+d s and CLOCK_BOOTTIME %+ld s in the child (vdso %+lld, %+lld ns from the parent's before)\n",
+			 boot_off, TIMENS_MONO, boot_off, (long long)(s->mono_vdso - r->mono0),
+			 (long long)(s->boot_vdso - r->boot0));
 	for (k = 0; k < NTOD; k++) {
-		ok = s->done && s->lo[k] >= before[k] && s->hi[k] <= after[k];
+		o = ns_monotonic(tods[k].id) ? off : 0;
+		ok = s->done && s->lo[k] >= r->before[k] + o && s->hi[k] <= r->after[k] + o;
 		if (tods[k].id == CLOCK_TOD_REALTIME)
-			ok = ok && s->gtod_lo >= before[k] / 1000 && s->gtod_hi <= after[k] / 1000;
-		ksft_test_result(ok, "%s in the namespace is not shifted: child [%+lld, %+lld] ns within parent [0, %+lld] ns\n",
-				 tods[k].name, (long long)(s->lo[k] - before[k]),
-				 (long long)(s->hi[k] - before[k]), (long long)(after[k] - before[k]));
+			ok = ok && s->gtod_lo >= r->before[k] / 1000 && s->gtod_hi <= r->after[k] / 1000;
+		ksft_test_result(ok, "boottime %+ld s: %s in the namespace is moved by %+lld s: child [%+lld, %+lld] ns from the parent's before + offset, within [0, %+lld] ns\n",
+				 boot_off, tods[k].name, (long long)(o / NSEC_PER_SEC),
+				 (long long)(s->lo[k] - r->before[k] - o),
+				 (long long)(s->hi[k] - r->before[k] - o),
+				 (long long)(r->after[k] - r->before[k]));
 	}
-	munmap(s, sizeof(*s));
+	munmap(r, sizeof(*r));
+}
+
+void case_timens(int argc, char **argv)
+{
+	int64_t boot;
+	long neg;
+
+	(void)argc;
+	(void)argv;
+	ksft_set_plan(2 * (2 + NTOD));
+	show_source();
+	need_vdso();
+	if (sys_ns(CLOCK_BOOTTIME, &boot))
+		ksft_exit_fail_msg("clock_gettime(CLOCK_BOOTTIME): %s\n", strerror(errno));
+	neg = boot / NSEC_PER_SEC - 2;
+	if (neg > 1000)
+		neg = 1000;
+	if (neg < 1)
+		ksft_exit_fail_msg("the boot is %lld ms old: a negative BOOTTIME offset needs 3 s\n",
+				   (long long)(boot / 1000000));
+	ksft_print_msg("rule: in a time namespace (CLOCK_MONOTONIC %+d s, CLOCK_BOOTTIME +1000 s, then -%ld s), CLOCK_TOD_MONOTONIC and its coarse variant read in a child (tod vDSO, stock vDSO, syscall) lie between the parent's readings before fork and after waitpid, moved by the BOOTTIME offset; the realtime ones are not moved\n",
+		       TIMENS_MONO, neg);
+	ns_case(1000);
+	ns_case(-neg);
 }

@@ -8,11 +8,27 @@ title='TIMEOFDAY CORE (NEWTOD)'
 files=$(git diff --name-only --diff-filter=A base HEAD | grep -v '^MAINTAINERS$' | LC_ALL=C sort)
 [ -n "$files" ] || exit 0
 python3 - "$title" "$files" <<'PY'
-import re, sys
+import subprocess, sys
 title, files = sys.argv[1], sys.argv[2].split()
+
+
+def in_base(path):
+    return subprocess.run(["git", "cat-file", "-e", "base:" + path], capture_output=True).returncode == 0
+
+
+# a directory the series created is listed as a whole (F: dir/), any
+# other file on its own
+pats = set()
+for f in files:
+    parts, pat = f.split("/"), f
+    for i in range(1, len(parts)):
+        if not in_base("/".join(parts[:i])):
+            pat = "/".join(parts[:i]) + "/"
+            break
+    pats.add(pat)
 s = open("MAINTAINERS").read()
-entry = title + "\nL:\tlinux-kernel@vger.kernel.org\nS:\tExperimental\n" + \
-    "".join("F:\t%s\n" % f for f in files)
+entry = title + "\nM:\tnewtod developers <newtod@localhost>\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained\n" + \
+    "".join("F:\t%s\n" % f for f in sorted(pats))
 start = s.find("\n" + title + "\n")
 if start >= 0:
     end = s.index("\n\n", start + 1)

@@ -107,7 +107,7 @@ void case_publish(int argc, char **argv)
 	long secs = arg_long(argc, argv, 2, 5, 1, 600), flips = 0, n = 0, inv = 0, errors = 0, late = 0;
 	struct pub_reader r[CPU_SETSIZE];
 	struct timex tx = { 0 };
-	int64_t worst = 0, end;
+	int64_t worst = 0, end, shortest = INT64_MAX;
 	int i, ret;
 
 	ksft_set_plan(1);
@@ -136,8 +136,17 @@ void case_publish(int argc, char **argv)
 		int64_t t0 = raw_ns();
 
 		ret = pub_tick(flips & 1 ? PUB_TICK_LO : PUB_TICK_HI);
-		/* the hook delayed the publish: the call took at least that long */
-		late += raw_ns() - t0 >= PUB_DELAY_US * 1000LL;
+		/*
+		 * The hook delayed the publish: the call took about that long
+		 * at least. The kernel's udelay() counts TSC cycles at its
+		 * tsc_khz, which under TCG can be 0.1 % off the raw clock
+		 * this measures with (one call in 715 measured short once):
+		 * 90 % of it proves the delay ran.
+		 */
+		t0 = raw_ns() - t0;
+		late += t0 >= PUB_DELAY_US * 900LL;
+		if (t0 < shortest)
+			shortest = t0;
 		if (ret) {
 			ksft_print_msg("clock_adjtime(ADJ_TICK): %s\n", strerror(-ret));
 			errors++;
@@ -162,6 +171,6 @@ void case_publish(int argc, char **argv)
 	ksft_print_msg("%ld readings on %d CPUs, %ld flips of the tick between %d and %d us, each published %d us late\n",
 		       n, ncpus, flips, PUB_TICK_LO, PUB_TICK_HI, PUB_DELAY_US);
 	ksft_test_result(inv == 0 && errors == 0 && flips >= 10 && n > flips && late == flips,
-			 "no reading stepped back across a late publish: %ld inversions (worst %lld ns), %ld errors, %ld of %ld calls delayed\n",
-			 inv, (long long)worst, errors, late, flips);
+			 "no reading stepped back across a late publish: %ld inversions (worst %lld ns), %ld errors, %ld of %ld calls delayed (the shortest took %lld us)\n",
+			 inv, (long long)worst, errors, late, flips, (long long)(shortest / 1000));
 }

@@ -29,7 +29,7 @@ RUN_TIMEOUT ?= 600
 shquote = $(subst ','\'',$(1))
 
 .PHONY: help deps tree kernel kernel-debug kernel-kcsan check test-kcsan debug-check guest-bin initramfs test bench bench-notes bench-host shell run patches \
-	checkpatch hostcheck harness-check series-check shellcheck clean distclean
+	checkpatch lint hostcheck harness-check series-check shellcheck clean distclean
 
 help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
@@ -57,7 +57,8 @@ help:
 	@echo "                   in build/kbuild-debug, build/kbuild-kcsan"
 	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
 	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
-	@echo "  make checkpatch  scripts/checkpatch.pl --strict over the series"
+	@echo "  make lint        scripts/checkpatch.pl --strict over the series, then sparse (C=2), W=1 and"
+	@echo "                   kernel-doc -Wall over the files and lines it adds ('make checkpatch': the same)"
 	@echo "  make series-check  build the kernel at every patch of the series (bisectable?)"
 	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
 	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
@@ -221,8 +222,12 @@ run: kernel initramfs
 patches:
 	@scripts/patches.sh export
 
-checkpatch: tree
+# checkpatch --strict over the series, then sparse, W=1 and kernel-doc over
+# the files and lines it adds (scripts/lint.sh); 'make checkpatch' is the
+# same target under its old name.
+lint checkpatch: kernel
 	@scripts/patches.sh checkpatch
+	@scripts/lint.sh
 
 # --- checks of the harness itself -----------------------------------------------
 hostcheck: tree $(GUEST_BENCH)

@@ -28,12 +28,6 @@ awk '{
 } END { for (i = 0; i < n; i++) print line[order[i]] }' "${frags[@]}" >"$FRAGMENT.tmp"
 mv "$FRAGMENT.tmp" "$FRAGMENT"
 
-kmake() {
-	make -C "$KSRC" O="$KOUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		KBUILD_BUILD_TIMESTAMP='newtod' KBUILD_BUILD_USER=newtod KBUILD_BUILD_HOST=qemu \
-		-j"$(nproc)" "$@"
-}
-
 # check_config: every CONFIG_ line of the fragment must be in the final .config.
 check_config() {
 	local line sym val got bad=()

@@ -85,3 +85,12 @@ series_functions() {
 		cat
 	fi
 }
+
+# make in the kernel tree $KSRC, out of tree in $KOUT, as every build of
+# the guest kernel runs it: the same CC, HOSTCC and build identity, so one
+# build does not make the next rebuild its host tools or objects.
+kmake() {
+	make -C "$KSRC" O="$KOUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+		KBUILD_BUILD_TIMESTAMP='newtod' KBUILD_BUILD_USER=newtod KBUILD_BUILD_HOST=qemu \
+		-j"$(nproc)" "$@"
+}

@@ -18,7 +18,7 @@
 
 #include "tod_vdso.h"
 
-#define VVAR_PAGES	6		/* 4 stock pages + tod data + tod HPET */
+#define VVAR_PAGES	7		/* 4 stock + tod data + tod HPET + tod data in a time namespace */
 #define HPET_PERIOD	0x04		/* upper half of GCAP_ID: fs per tick */
 
 /* --- hpetpage -------------------------------------------------------------- */
@@ -259,7 +259,7 @@ void case_hpetpage(int argc, char **argv)
 	if (find_vvar(&start, &end))
 		ksft_exit_fail_msg("no [vvar] in /proc/self/maps\n");
 	ksft_test_result(end - start == VVAR_PAGES * PAGE,
-			 "[vvar] at %#lx is %lu pages (want %d: 4 stock, tod data, tod HPET)\n",
+			 "[vvar] at %#lx is %lu pages (want %d: 4 stock, tod data, tod HPET, tod data in a time namespace)\n",
 			 start, (end - start) / PAGE, VVAR_PAGES);
 	page = start + HPET_PAGE * PAGE;
 	check_hpet_page(page, cur, "as booted");

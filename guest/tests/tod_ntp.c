@@ -160,14 +160,18 @@ static void test_rates(void)
  * and runs at 500 ppm. A short one (full) is left to complete and must land
  * within 1 us of its request; a long one is cancelled after the rate
  * window (adjtime(0) replies what was left) and must land within 1 us of
- * what it had slewed: the request minus the reply.
+ * what it had slewed: the request minus the reply. Landing is read until
+ * two readings a second apart are within 1 us (see below for why it can
+ * take a few seconds on an idle CPU).
  */
+#define LAND_WAIT_S	12
+
 static void test_singleshot(long us, int full)
 {
 	struct timex tx = { .modes = ADJ_OFFSET_SINGLESHOT, .offset = us };
-	double r0, t0, r1, t1, landed, want, rms;
+	double r0, t0, r1, t1, landed = 1e9, prev, want, rms;
 	double ppm, sign = us < 0 ? -1 : 1;
-	int ret, waited = 0;
+	int ret, waited = 0, settle = 0;
 
 	vsample(&r0, &t0);
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
@@ -194,12 +198,24 @@ static void test_singleshot(long us, int full)
 				 "single-shot %+ld us cancelled with %ld us left\n", us, tx.offset);
 		want = (us - tx.offset) * 1000.0;
 	}
-	sleep(4);	/* the current NTP second's share, and the fold's last nanoseconds */
-	vsample(&r1, &t1);
-	landed = (t1 - r1) - (t0 - r0) - want;
-	ksft_test_result(fabs(landed) <= 1000,
-			 "single-shot %+ld us lands %.0f ns from the %+.6f s it slewed (limit 1 us)\n",
-			 us, landed, want / 1e9);
+	/*
+	 * The current NTP second's share goes on for up to a second. The
+	 * accumulation that finds it ended may come later (an idle CPU stops
+	 * its tick), and readers overshoot by 500 ppm of that time; the fold
+	 * steers the overshoot back over about a second, proportionally, so
+	 * it decays by e every second. Wait for two readings within 1 us.
+	 */
+	sleep(2);
+	do {
+		sleep(1);
+		settle++;
+		vsample(&r1, &t1);
+		prev = landed;
+		landed = (t1 - r1) - (t0 - r0) - want;
+	} while ((fabs(landed) > 1000 || fabs(prev) > 1000) && settle < LAND_WAIT_S);
+	ksft_test_result(fabs(landed) <= 1000 && fabs(prev) <= 1000,
+			 "single-shot %+ld us lands %.0f ns from the %+.6f s it slewed, read %d s later (limit 1 us, twice, within %d s)\n",
+			 us, landed, want / 1e9, settle + 2, LAND_WAIT_S + 2);
 }
 
 struct vcase {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 'make lint' beyond checkpatch: sparse (C=2), the compiler at W=1 and
-# kernel-doc -Wall over the C files the series adds or changes, in the
+# kernel-doc -Wall over the C files the series adds or changes (and Sphinx
+# and get_abi.pl over its documentation, at the end), in the
 # guest kernel's build ($KOUT). A finding counts when it is in a file the
 # series adds, or on a line it adds to a stock file (line numbers from the
 # working tree against base): stock's own warnings (posix-timers.c has a
@@ -86,3 +87,43 @@ sys.exit(1 if found else 0)
 PY
 [ "$rc" = 0 ] || die "lint: the findings above are the series' (sparse, W=1 or kernel-doc): fix them"
 log "lint: sparse, W=1 and kernel-doc find nothing in the series' files and lines"
+
+# The documentation: Sphinx over each Documentation/ directory in which the
+# series adds or changes a .rst file (stock's own warnings elsewhere in the
+# tree are not the series'), and the ABI files through get_abi.pl. A
+# finding counts when it names a file the series adds or changes.
+mapfile -t docs < <(kgit diff --name-only --diff-filter=AM base -- Documentation)
+mapfile -t sphinxdirs < <(printf '%s\n' "${docs[@]}" | sed -n 's|^Documentation/\([^/]*\)/.*\.rst$|\1|p' | LC_ALL=C sort -u)
+doclog=$BUILD/lint-docs.log
+: >"$doclog"
+if [ ${#sphinxdirs[@]} -gt 0 ]; then
+	need_cmd sphinx-build
+	log "lint: Sphinx (make htmldocs SPHINXDIRS='${sphinxdirs[*]}') over the series' .rst files"
+	# from scratch: an incremental build would not print an unchanged file's warnings again
+	rm -rf "$BUILD/htmldocs/Documentation/output"
+	if ! make -C "$KSRC" O="$BUILD/htmldocs" htmldocs SPHINXDIRS="${sphinxdirs[*]}" >>"$doclog" 2>&1; then
+		tail -n 20 "$doclog" >&2
+		die "lint: the Sphinx build failed (above; log ${doclog#"$TOP"/}): run 'make deps' for python3-sphinx"
+	fi
+	for f in "${docs[@]}"; do
+		case "$f" in *.rst) ;; *) continue ;; esac
+		html=$BUILD/htmldocs/Documentation/output/${f#Documentation/}
+		[ -s "${html%.rst}.html" ] ||
+			die "lint: Sphinx made no ${html%.rst}.html from $f (log ${doclog#"$TOP"/})"
+	done
+fi
+if printf '%s\n' "${docs[@]}" | grep -q '^Documentation/ABI/'; then
+	log "lint: get_abi.pl validate over Documentation/ABI"
+	(cd "$KSRC" && perl scripts/get_abi.pl validate --dir Documentation/ABI) >>"$doclog" 2>&1 ||
+		die "lint: get_abi.pl validate failed (log ${doclog#"$TOP"/})"
+fi
+bad=()
+for f in "${docs[@]}"; do
+	name=${f#Documentation/}
+	while IFS= read -r l; do bad+=("$l"); done < <(grep -E "(WARNING|ERROR|CRITICAL|SEVERE)" "$doclog" | grep -F -e "$f" -e "${name%.rst}" || true)
+done
+if [ ${#bad[@]} -gt 0 ]; then
+	printf '%s\n' "${bad[@]}" | LC_ALL=C sort -u >&2
+	die "lint: the documentation findings above are in files the series adds or changes: fix them"
+fi
+log "lint: Sphinx and get_abi.pl find nothing in the series' ${#docs[@]} documentation files"

@@ -88,8 +88,12 @@ kernel-kcsan: tree
 # new one needs its name here to be built (guest/tests.list runs it).
 GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc tod_adjtimex \
 	tod_leap tod_fuzz tod_unstable tod_unregister tod_ntp_parity tod_hotplug)
+# The series' own kernel selftests (tools/testing/selftests/timers/, added
+# by kernel-patches/), built from the tree as 'make -C
+# tools/testing/selftests TARGETS=timers' builds them, but static.
+KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks)
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_vdso \
-	$(GUEST_C_TESTS)
+	$(GUEST_C_TESTS) $(KST_TIMERS)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -137,6 +141,12 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDS
 		guest/tests/todtest.h $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
+
+$(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(SELFTESTS)/timers/Makefile \
+		$(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
+	@mkdir -p $(@D)
+	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
+		LDFLAGS="$(GUEST_LDFLAGS)" $(abspath $@)
 
 $(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)

@@ -27,6 +27,25 @@ export)
 		kgit format-patch -q --zero-commit --no-signature --no-cover-letter \
 			-o "$PATCHDIR" base..HEAD
 	fi
+	# The cover letter is written by hand, down to its shortlog and
+	# diffstat, which are the series' own: rewrite them, and the count in
+	# its subject, as 'git format-patch --cover-letter' would.
+	cover=$PATCHDIR/0000-cover-letter.patch
+	if [ -f "$cover" ]; then
+		{
+			kgit shortlog base..HEAD
+			kgit diff --stat=72 --summary base HEAD
+		} >"$BUILD/cover-tail.txt"
+		python3 - "$cover" "$n" "$BUILD/cover-tail.txt" <<'PY' || die "patches: could not update $cover's shortlog and diffstat"
+import re, sys
+path, n, tail = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
+text = open(path).read()
+text = re.sub(r"^(Subject: \[PATCH )00/\d+\]", r"\g<1>00/%02d]" % n, text, count=1, flags=re.M)
+m = re.search(r"^\S.* \(\d+\):$", text, flags=re.M)
+body = text[:m.start()] if m else text.rstrip("\n") + "\n\n"
+open(path, "w").write(body + tail)
+PY
+	fi
 	# The tree now is the series: record it so 'make tree' reuses it.
 	"$TOP/scripts/tree.sh" >/dev/null
 	log "patches: exported $n patch(es) to kernel-patches/"

@@ -91,9 +91,8 @@ GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc to
 # The series' own kernel selftests (tools/testing/selftests/timers/, added
 # by kernel-patches/), built from the tree as 'make -C
 # tools/testing/selftests TARGETS=timers' builds them, but static.
-KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks)
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/inconsistency-check $(GBIN)/tests/tod_vdso \
-	$(GUEST_C_TESTS) $(KST_TIMERS)
+KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks inconsistency-check)
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GUEST_C_TESTS) $(KST_TIMERS)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
@@ -142,16 +141,13 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDS
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
+# (removed first: the sub-make knows only the .c file, not what else changed)
 $(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(SELFTESTS)/timers/Makefile \
-		$(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
+		$(SELFTESTS)/lib.mk $(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)
+	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
-		LDFLAGS="$(GUEST_LDFLAGS)" $(abspath $@)
-
-$(GBIN)/tests/inconsistency-check: $(SELFTESTS)/timers/inconsistency-check.c $(SELFTESTS)/kselftest.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-sign-compare -I$(SELFTESTS) -o $@ $(filter %.c,$^) \
-		$(GUEST_LDFLAGS)
+		USERCFLAGS=-Werror USERLDFLAGS="$(GUEST_LDFLAGS)" $(abspath $@)
 
 $(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)

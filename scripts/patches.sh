@@ -33,7 +33,7 @@ export)
 	cover=$PATCHDIR/0000-cover-letter.patch
 	if [ -f "$cover" ]; then
 		{
-			kgit shortlog base..HEAD
+			kgit shortlog -w72,2,4 base..HEAD
 			kgit diff --stat=72 --summary base HEAD
 		} >"$BUILD/cover-tail.txt"
 		python3 - "$cover" "$n" "$BUILD/cover-tail.txt" <<'PY' || die "patches: could not update $cover's shortlog and diffstat"
@@ -41,7 +41,7 @@ import re, sys
 path, n, tail = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
 text = open(path).read()
 text = re.sub(r"^(Subject: \[PATCH )00/\d+\]", r"\g<1>00/%02d]" % n, text, count=1, flags=re.M)
-m = re.search(r"^\S.* \(\d+\):$", text, flags=re.M)
+m = re.search(r"^newtod developers \(\d+\):$", text, flags=re.M)
 body = text[:m.start()] if m else text.rstrip("\n") + "\n\n"
 open(path, "w").write(body + tail)
 PY

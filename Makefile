@@ -37,7 +37,7 @@ help:
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
 	@echo "                   (boots.list: six boots of the kernel, one of the debug kernel's stress set)"
 	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
-	@echo "                   (each tod id, one switch, adjtimex, /dev/tod0); not a substitute for 'make test'"
+	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"

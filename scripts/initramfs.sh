@@ -45,7 +45,7 @@ fi
 copy_with_libs "$perf"
 [ "$perf" = /usr/bin/perf ] || ln -sf "$perf" "$root/usr/bin/perf"
 copy_with_libs /usr/bin/hyperfine
-# linuxptp, to drive /dev/tod0 as a PTP clock
+# linuxptp, to drive the core's PTP clock
 copy_with_libs /usr/sbin/phc_ctl
 copy_with_libs /usr/sbin/phc2sys
 

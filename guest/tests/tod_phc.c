@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/tod0, the new core's wall clock as a dynamic posix clock, and
- * linuxptp driving it.
+ * The new core's wall clock as a PTP clock (/dev/ptpN whose clock_name is
+ * "newtod"), and linuxptp driving it.
  *
  *   tod_phc dev           the posix clock calls and PTP ioctls, permissions
  *   tod_phc phc_ctl       phc_ctl's get, set, adj, freq and caps, each checked
  *                         against CLOCK_TOD_REALTIME and its clock_adjtime()
- *   tod_phc phc2sys SECS  phc2sys -s CLOCK_REALTIME -c /dev/tod0 -O 0 for SECS
- *                         seconds: the offset must be under 10 us over the
- *                         second half; prints its RMS and largest value
+ *   tod_phc phc2sys SECS  phc2sys -s CLOCK_REALTIME -c /dev/ptpN -O 0 for SECS
+ *                         seconds: over the second half the offset's RMS
+ *                         must be under 100 ns and its largest value under
+ *                         10 us
  *
  * Output is KTAP; exit status 0 only if every case passed.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,9 +32,38 @@
 #include "kselftest.h"
 #include "todtest.h"
 
-#define DEV		"/dev/tod0"
 #define CLOCKFD		3
 #define FD_TO_CLOCKID(fd)	((~(clockid_t)(fd) << 3) | CLOCKFD)
+
+/* the device, found by its clock_name */
+static char dev[64];
+
+/* Fill dev with the /dev/ptpN whose clock_name is "newtod"; exits if none. */
+static void find_dev(void)
+{
+	char path[300], name[64];
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/ptp");
+
+	if (!d)
+		ksft_exit_fail_msg("no /sys/class/ptp: %s (is CONFIG_PTP_1588_CLOCK_NEWTOD set?)\n",
+				   strerror(errno));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "ptp", 3))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/ptp/%s/clock_name", e->d_name);
+		if (read_line(path, name, sizeof(name)) || strcmp(name, "newtod"))
+			continue;
+		if (dev[0])
+			ksft_exit_fail_msg("two PTP clocks named newtod: %s and %s\n", dev,
+					   e->d_name);
+		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
+	}
+	closedir(d);
+	if (!dev[0])
+		ksft_exit_fail_msg("no PTP clock named newtod in /sys/class/ptp (is CONFIG_PTP_1588_CLOCK_NEWTOD set?)\n");
+}
+
 /*
  * The word after n_samples is 'clockid' since Linux 6.11 and rsv[0] before:
  * set it by position, whichever uapi header the build host has.
@@ -57,35 +88,118 @@ static int64_t tod_minus_stock(void)
 	return -offset_from_tod(CLOCK_REALTIME);
 }
 
+static int64_t pct_ns(const struct ptp_clock_time *t)
+{
+	return t->sec * 1000000000LL + t->nsec;
+}
+
+/*
+ * Narrow [*lo, *hi], the bounds on tod - CLOCK_REALTIME, with n
+ * PTP_SYS_OFFSET_EXTENDED samples against CLOCK_REALTIME; 0 if they are
+ * well formed (pre <= post, under 1 ms apart).
+ */
+static int ext_bounds(int fd, int n, int64_t *lo, int64_t *hi)
+{
+	struct ptp_sys_offset_extended *ext = calloc(1, sizeof(*ext));
+	int i, ret;
+
+	if (!ext)
+		ksft_exit_fail_msg("out of memory\n");
+	ext->n_samples = n;
+	set_ext_clockid(ext, CLOCK_REALTIME);
+	ret = ioctl(fd, PTP_SYS_OFFSET_EXTENDED, ext);
+	for (i = 0; !ret && i < n; i++) {
+		int64_t pre = pct_ns(&ext->ts[i][0]), tod = pct_ns(&ext->ts[i][1]);
+		int64_t post = pct_ns(&ext->ts[i][2]);
+
+		if (pre > post || post - pre > 1000000)
+			ret = -1;
+		if (tod - post > *lo)
+			*lo = tod - post;
+		if (tod - pre < *hi)
+			*hi = tod - pre;
+	}
+	free(ext);
+	return ret;
+}
+
+/*
+ * PTP_SYS_OFFSET_PRECISE: with the core and the system clock both on the
+ * TSC, one reading placed on both clocks, each bracketed by reads of that
+ * clock around the call, and their difference inside the bounds the
+ * extended samples before and after give. Otherwise the error says which
+ * clock lacks the counter: EOPNOTSUPP (the core), ENODEV (the system
+ * clock).
+ */
+static void test_precise(int fd)
+{
+	struct ptp_sys_offset_precise p;
+	char core[32] = "", stock[32] = "";
+	int64_t tod0, rt0, raw0, tod1, rt1, raw1, dev_ns, rt, raw;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	int ret, err, want;
+
+	read_line(TOD_SYSFS "current_timesource", core, sizeof(core));
+	read_line(STOCK_CLOCKSOURCE, stock, sizeof(stock));
+	want = strcmp(core, "tsc") ? EOPNOTSUPP : strcmp(stock, "tsc") ? ENODEV : 0;
+
+	ret = ext_bounds(fd, 5, &lo, &hi);
+	memset(&p, 0, sizeof(p));
+	tod0 = ns_of(CLOCK_TOD_REALTIME);
+	rt0 = ns_of(CLOCK_REALTIME);
+	raw0 = ns_of(CLOCK_MONOTONIC_RAW);
+	errno = 0;
+	err = ioctl(fd, PTP_SYS_OFFSET_PRECISE, &p) ? errno : 0;
+	raw1 = ns_of(CLOCK_MONOTONIC_RAW);
+	rt1 = ns_of(CLOCK_REALTIME);
+	tod1 = ns_of(CLOCK_TOD_REALTIME);
+	ret |= ext_bounds(fd, 5, &lo, &hi);
+	if (want) {
+		ksft_test_result(err == want,
+				 "PTP_SYS_OFFSET_PRECISE with the core on %s, the system clock on %s: %s (got %s)\n",
+				 core, stock, strerror(want), strerror(err));
+		return;
+	}
+	dev_ns = pct_ns(&p.device);
+	rt = pct_ns(&p.sys_realtime);
+	raw = pct_ns(&p.sys_monoraw);
+	ksft_test_result(!err && !ret && tod0 <= dev_ns && dev_ns <= tod1 && rt0 <= rt &&
+			 rt <= rt1 && raw0 <= raw && raw <= raw1 &&
+			 dev_ns - rt >= lo && dev_ns - rt <= hi,
+			 "PTP_SYS_OFFSET_PRECISE on tsc: device, realtime and raw each read between the calls around it (%lld, %lld, %lld ns in), tod - realtime %lld ns within the extended samples' [%lld, %lld] (%s)\n",
+			 (long long)(dev_ns - tod0), (long long)(rt - rt0), (long long)(raw - raw0),
+			 (long long)(dev_ns - rt), (long long)lo, (long long)hi, strerror(err));
+}
+
 static int test_dev(void)
 {
 	struct ptp_sys_offset_extended *ext;
+	struct ptp_sys_offset *sys;
 	struct ptp_clock_caps caps;
-	struct timespec ts, r1, r2;
+	struct timespec ts, r1;
 	struct timex tx;
 	int fd, ok, i, ret, child, st;
+	int64_t off, lo, hi;
 	clockid_t clk;
-	int64_t off;
 
 	ksft_print_header();
-	ksft_set_plan(17);
+	ksft_set_plan(19);
+	find_dev();
+	ksft_print_msg("the newtod PTP clock is %s\n", dev);
 
-	fd = open(DEV, O_RDWR);
+	fd = open(dev, O_RDWR);
 	if (fd < 0)
-		ksft_exit_fail_msg("open %s: %s (is CONFIG_NEWTOD_POSIX_CLOCK set?)\n", DEV,
-				   strerror(errno));
+		ksft_exit_fail_msg("open %s: %s\n", dev, strerror(errno));
 	clk = FD_TO_CLOCKID(fd);
 
 	off = offset_from_tod(clk);
 	ksft_test_result(llabs(off) < 100000,
-			 "clock_gettime on /dev/tod0 reads CLOCK_TOD_REALTIME (%lld ns apart, limit 100 us)\n",
-			 (long long)off);
+			 "clock_gettime on %s reads CLOCK_TOD_REALTIME (%lld ns apart, limit 100 us)\n",
+			 dev, (long long)off);
 
 	ret = clock_getres(clk, &r1);
-	ok = !ret && !clock_getres(CLOCK_TOD_REALTIME, &r2) && r1.tv_sec == r2.tv_sec &&
-	     r1.tv_nsec == r2.tv_nsec && r1.tv_nsec > 0;
-	ksft_test_result(ok, "clock_getres on /dev/tod0 = CLOCK_TOD_REALTIME's (%ld ns)\n",
-			 r1.tv_nsec);
+	ksft_test_result(!ret && r1.tv_sec == 0 && r1.tv_nsec == 1,
+			 "clock_getres: 1 ns, as for every PTP clock (%ld ns)\n", r1.tv_nsec);
 
 	/* set through the device: CLOCK_TOD_REALTIME moves, then back */
 	off = tod_minus_stock();
@@ -94,40 +208,47 @@ static int test_dev(void)
 	ret = clock_settime(clk, &ts);
 	i = (int)((tod_minus_stock() - off) / 1000000);	/* ms */
 	ksft_test_result(!ret && i > 999000 && i < 1001000,
-			 "clock_settime on /dev/tod0 sets CLOCK_TOD_REALTIME (+%d ms of +1000000)\n", i);
+			 "clock_settime sets CLOCK_TOD_REALTIME (+%d ms of +1000000)\n", i);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_SETOFFSET | ADJ_NANO;
 	tx.time.tv_sec = -1000;
 	ret = clock_adjtime(clk, &tx);
 	i = (int)((tod_minus_stock() - off) / 1000);	/* us */
-	ksft_test_result(ret >= 0 && abs(i) < 1000,
-			 "clock_adjtime(ADJ_SETOFFSET) on /dev/tod0 steps it back (%d us from the start)\n",
-			 i);
+	ksft_test_result(ret == 0 && abs(i) < 1000,
+			 "clock_adjtime(ADJ_SETOFFSET) steps it back and returns 0 (%d, %d us from the start)\n",
+			 ret, i);
 
-	/* frequency through the device, read back through the clock id */
+	/* frequency through the device (adjfine), read back through the clock id */
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_FREQUENCY;
 	tx.freq = 1234567;
 	ret = clock_adjtime(clk, &tx);
 	memset(&tx, 0, sizeof(tx));
 	clock_adjtime(CLOCK_TOD_REALTIME, &tx);
-	ksft_test_result(ret >= 0 && tx.freq == 1234567,
-			 "clock_adjtime(ADJ_FREQUENCY) on /dev/tod0 is CLOCK_TOD_REALTIME's (freq %ld)\n",
+	ksft_test_result(ret == 0 && tx.freq == 1234567,
+			 "clock_adjtime(ADJ_FREQUENCY) sets CLOCK_TOD_REALTIME's freq (%ld)\n",
 			 tx.freq);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_FREQUENCY;
+	tx.freq = 501 * 65536;
+	errno = 0;
+	ret = clock_adjtime(clk, &tx);
+	ksft_test_result(ret == -1 && errno == ERANGE,
+			 "clock_adjtime(ADJ_FREQUENCY, 501 ppm): ERANGE, over max_adj (got %d, %s)\n",
+			 ret, strerror(errno));
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_FREQUENCY;
 	tx.freq = 0;
 	clock_adjtime(clk, &tx);
 
-	/* the same validation as adjtimex(2) */
+	/* the PTP layer answers offset, frequency and phase only */
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_TICK;
-	tx.tick = 1;
+	tx.tick = 10000;
 	errno = 0;
 	ret = clock_adjtime(clk, &tx);
-	ksft_test_result(ret == -1 && errno == EINVAL,
-			 "clock_adjtime(ADJ_TICK, 1) on /dev/tod0: EINVAL (got %d, %s)\n", ret,
-			 strerror(errno));
+	ksft_test_result(ret == -1 && errno == EOPNOTSUPP,
+			 "clock_adjtime(ADJ_TICK): EOPNOTSUPP (got %d, %s)\n", ret, strerror(errno));
 	errno = 0;
 	ret = syscall(SYS_clock_adjtime, clk, (void *)8);
 	ksft_test_result(ret == -1 && errno == EFAULT,
@@ -135,30 +256,22 @@ static int test_dev(void)
 
 	memset(&caps, 0xa5, sizeof(caps));
 	ret = ioctl(fd, PTP_CLOCK_GETCAPS, &caps);
-	ksft_test_result(!ret && caps.max_adj == 500000 && !caps.n_alarm && !caps.n_ext_ts &&
-			 !caps.n_per_out && !caps.pps && !caps.n_pins,
-			 "PTP_CLOCK_GETCAPS: max_adj %d ppb (want 500000), nothing else\n",
-			 caps.max_adj);
+	ksft_test_result(!ret && caps.max_adj == 500000 && caps.cross_timestamping == 1 &&
+			 !caps.n_alarm && !caps.n_ext_ts && !caps.n_per_out && !caps.pps &&
+			 !caps.n_pins && !caps.adjust_phase,
+			 "PTP_CLOCK_GETCAPS: max_adj %d ppb (want 500000), cross timestamping %d (want 1), nothing else\n",
+			 caps.max_adj, caps.cross_timestamping);
 
+	lo = INT64_MIN;
+	hi = INT64_MAX;
+	ret = ext_bounds(fd, 5, &lo, &hi);
+	off = tod_minus_stock();
+	ksft_test_result(!ret && lo <= hi && off > lo - 200000 && off < hi + 200000,
+			 "PTP_SYS_OFFSET_EXTENDED: 5 sandwiches, tod - realtime in [%lld, %lld] ns (from user space %lld, within 200 us)\n",
+			 (long long)lo, (long long)hi, (long long)off);
 	ext = calloc(1, sizeof(*ext));
 	if (!ext)
 		ksft_exit_fail_msg("out of memory\n");
-	ext->n_samples = 5;
-	set_ext_clockid(ext, CLOCK_REALTIME);
-	ret = ioctl(fd, PTP_SYS_OFFSET_EXTENDED, ext);
-	ok = !ret;
-	off = 0;
-	for (i = 0; ok && i < 5; i++) {
-		int64_t pre = ext->ts[i][0].sec * 1000000000LL + ext->ts[i][0].nsec;
-		int64_t tod = ext->ts[i][1].sec * 1000000000LL + ext->ts[i][1].nsec;
-		int64_t post = ext->ts[i][2].sec * 1000000000LL + ext->ts[i][2].nsec;
-
-		ok = pre <= post && post - pre < 1000000;
-		off = tod - (pre + (post - pre) / 2);
-	}
-	ksft_test_result(ok && llabs(off - tod_minus_stock()) < 200000,
-			 "PTP_SYS_OFFSET_EXTENDED: 5 sandwiches, tod - realtime %lld ns (as measured from user space within 200 us)\n",
-			 (long long)off);
 	ext->n_samples = PTP_MAX_SAMPLES + 1;
 	errno = 0;
 	ret = ioctl(fd, PTP_SYS_OFFSET_EXTENDED, ext);
@@ -178,54 +291,82 @@ static int test_dev(void)
 	ksft_test_result(ret == -1 && errno == EFAULT,
 			 "PTP_SYS_OFFSET_EXTENDED with a bad pointer: EFAULT (got %s)\n",
 			 strerror(errno));
+
+	/* the basic one: system, device, system, ... each device read between its neighbours */
+	sys = calloc(1, sizeof(*sys));
+	if (!sys)
+		ksft_exit_fail_msg("out of memory\n");
+	sys->n_samples = 5;
+	ret = ioctl(fd, PTP_SYS_OFFSET, sys);
+	ok = !ret;
+	off = tod_minus_stock();
+	for (i = 0; ok && i < 5; i++) {
+		int64_t pre = pct_ns(&sys->ts[2 * i]), tod = pct_ns(&sys->ts[2 * i + 1]);
+		int64_t post = pct_ns(&sys->ts[2 * i + 2]);
+
+		ok = pre <= post && post - pre < 1000000 && tod - post < off + 200000 &&
+		     tod - pre > off - 200000;
+	}
+	ksft_test_result(ok, "PTP_SYS_OFFSET: 5 samples, each between its system reads, tod - realtime as from user space within 200 us (%s)\n",
+			 ret ? strerror(errno) : "ok");
+	free(sys);
+
+	test_precise(fd);
+
 	errno = 0;
 	ret = ioctl(fd, PTP_ENABLE_PPS, 1);
 	ksft_test_result(ret == -1 && errno == EOPNOTSUPP,
 			 "PTP_ENABLE_PPS: EOPNOTSUPP (got %s)\n", strerror(errno));
 	close(fd);
 
-	/* without CAP_SYS_TIME: read-only only */
+	/* a read-only descriptor reads; changes through it are EACCES */
 	child = fork();
 	if (child == 0) {
 		int rfd, bad = 0;
 
 		if (drop_cap_sys_time())
 			_exit(10);
-		if (open(DEV, O_RDWR) >= 0 || errno != EPERM)
-			bad |= 1;
-		rfd = open(DEV, O_RDONLY);
+		rfd = open(dev, O_RDONLY);
 		if (rfd < 0)
 			_exit(11);
 		memset(&tx, 0, sizeof(tx));
 		if (clock_adjtime(FD_TO_CLOCKID(rfd), &tx) < 0)
-			bad |= 2;
+			bad |= 1;
 		if (clock_gettime(FD_TO_CLOCKID(rfd), &ts))
-			bad |= 4;
+			bad |= 2;
 		if (clock_settime(FD_TO_CLOCKID(rfd), &ts) == 0 || errno != EACCES)
-			bad |= 8;
+			bad |= 4;
 		tx.modes = ADJ_FREQUENCY;
 		if (clock_adjtime(FD_TO_CLOCKID(rfd), &tx) >= 0 || errno != EACCES)
-			bad |= 16;
+			bad |= 8;
 		_exit(bad);
 	}
 	waitpid(child, &st, 0);
-	ksft_test_result(WIFEXITED(st) && (WEXITSTATUS(st) & 1) == 0 && WEXITSTATUS(st) < 10,
-			 "without CAP_SYS_TIME: open O_RDWR is EPERM (status %d)\n", WEXITSTATUS(st));
-	ksft_test_result(WIFEXITED(st) && (WEXITSTATUS(st) & 6) == 0 && WEXITSTATUS(st) < 10,
-			 "without CAP_SYS_TIME: O_RDONLY reads, clock_adjtime(modes 0) works (status %d)\n",
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			 "read-only descriptor: gettime and clock_adjtime(modes 0) work, settime and adjtime are EACCES (status %d: 1 adjtime 0, 2 gettime, 4 settime, 8 adjtime)\n",
 			 WEXITSTATUS(st));
-	ksft_test_result(WIFEXITED(st) && (WEXITSTATUS(st) & 24) == 0 && WEXITSTATUS(st) < 10,
-			 "read-only descriptor: settime and adjtime are EACCES (status %d)\n",
-			 WEXITSTATUS(st));
+
+	/* the device file's permission is the right: another user cannot open it */
+	child = fork();
+	if (child == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (open(dev, O_RDONLY) >= 0)
+			_exit(1);
+		_exit(errno == EACCES ? 0 : 2);
+	}
+	waitpid(child, &st, 0);
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			 "user nobody cannot open %s: EACCES (status %d)\n", dev, WEXITSTATUS(st));
 
 	/*
 	 * A writable descriptor carries the right, as a PTP clock's does: a
 	 * process without CAP_SYS_TIME that inherits one opened with it can
 	 * adjust and set the clock through it.
 	 */
-	fd = open(DEV, O_RDWR);
+	fd = open(dev, O_RDWR);
 	if (fd < 0)
-		ksft_exit_fail_msg("open %s O_RDWR: %s\n", DEV, strerror(errno));
+		ksft_exit_fail_msg("open %s O_RDWR: %s\n", dev, strerror(errno));
 	child = fork();
 	if (child == 0) {
 		int bad = 0;
@@ -276,9 +417,16 @@ static int run(const char *cmd, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* "phc_ctl -q DEV ARGS 2>&1" in buf */
+static const char *phc_ctl(char *buf, size_t len, const char *args)
+{
+	snprintf(buf, len, "phc_ctl -q %s %s 2>&1", dev, args);
+	return buf;
+}
+
 static int test_phc_ctl(void)
 {
-	char out[4096];
+	char out[4096], cmd[160];
 	struct timex tx;
 	int64_t before, after, t;
 	double got;
@@ -287,13 +435,14 @@ static int test_phc_ctl(void)
 
 	ksft_print_header();
 	ksft_set_plan(5);
+	find_dev();
 
-	rc = run("phc_ctl -q " DEV " caps 2>&1", out, sizeof(out));
+	rc = run(phc_ctl(cmd, sizeof(cmd), "caps"), out, sizeof(out));
 	ksft_print_msg("%s", out);
 	ksft_test_result(rc == 0 && strstr(out, "500000 maximum frequency adjustment"),
 			 "phc_ctl caps: 500000 ppb maximum frequency adjustment\n");
 
-	rc = run("phc_ctl -q " DEV " get 2>&1", out, sizeof(out));
+	rc = run(phc_ctl(cmd, sizeof(cmd), "get"), out, sizeof(out));
 	ksft_print_msg("%s", out);
 	s = strstr(out, "clock time is ");
 	got = s ? strtod(s + 14, NULL) : 0;
@@ -303,21 +452,21 @@ static int test_phc_ctl(void)
 			 got, t / 1e9);
 
 	before = tod_minus_stock();
-	rc = run("phc_ctl -q " DEV " adj 2.5 2>&1", out, sizeof(out));
+	rc = run(phc_ctl(cmd, sizeof(cmd), "adj 2.5"), out, sizeof(out));
 	ksft_print_msg("%s", out);
 	after = tod_minus_stock();
 	ksft_test_result(rc == 0 && llabs(after - before - 2500000000LL) < 1000000,
 			 "phc_ctl adj 2.5: CLOCK_TOD_REALTIME stepped by %.6f s\n",
 			 (after - before) / 1e9);
 
-	rc = run("phc_ctl -q " DEV " set 2>&1", out, sizeof(out));
+	rc = run(phc_ctl(cmd, sizeof(cmd), "set"), out, sizeof(out));
 	ksft_print_msg("%s", out);
 	after = tod_minus_stock();
 	ksft_test_result(rc == 0 && llabs(after) < 50000000,
 			 "phc_ctl set (to CLOCK_REALTIME): tod - realtime %lld us (limit 50 ms: phc_ctl's own latency)\n",
 			 (long long)(after / 1000));
 
-	rc = run("phc_ctl -q " DEV " freq 12345 2>&1", out, sizeof(out));
+	rc = run(phc_ctl(cmd, sizeof(cmd), "freq 12345"), out, sizeof(out));
 	ksft_print_msg("%s", out);
 	memset(&tx, 0, sizeof(tx));
 	clock_adjtime(CLOCK_TOD_REALTIME, &tx);
@@ -334,7 +483,9 @@ static int test_phc_ctl(void)
 /*
  * phc2sys for secs seconds with summary lines every second (-u 1 is
  * not in every version: the per-update lines are parsed, "... sys offset
- * N s2 freq ..."). Samples after secs/2 must all be under 10 us.
+ * N s2 freq ..."). Over the second half the RMS must be under 100 ns and
+ * every sample under 10 us. phc2sys uses PTP_SYS_OFFSET_PRECISE where it
+ * works (the core and the system clock on the TSC), as its first lines say.
  */
 static int test_phc2sys(int secs)
 {
@@ -345,8 +496,9 @@ static int test_phc2sys(int secs)
 
 	ksft_print_header();
 	ksft_set_plan(2);
+	find_dev();
 	snprintf(cmd, sizeof(cmd),
-		 "timeout -s INT %d phc2sys -s CLOCK_REALTIME -c " DEV " -O 0 -m -q -R 8 2>&1", secs);
+		 "timeout -s INT %d phc2sys -s CLOCK_REALTIME -c %s -O 0 -m -q -R 8 2>&1", secs, dev);
 	p = popen(cmd, "r");
 	if (!p)
 		ksft_exit_fail_msg("cannot run phc2sys: %s\n", strerror(errno));
@@ -376,9 +528,9 @@ static int test_phc2sys(int secs)
 	ksft_test_result(n >= secs * 2 && late_locked == n,
 			 "phc2sys ran and stayed locked: %d updates in the last %d s, all s2\n", n,
 			 secs / 2);
-	ksft_test_result(n > 0 && maxabs < 10000,
-			 "phc2sys holds /dev/tod0 to CLOCK_REALTIME: last %d s RMS %.0f ns, max %.0f ns (limit 10 us)\n",
-			 secs / 2, n ? sqrt(sum2 / n) : 0, maxabs);
+	ksft_test_result(n > 0 && sqrt(sum2 / n) < 100 && maxabs < 10000,
+			 "phc2sys holds %s to CLOCK_REALTIME: last %d s RMS %.0f ns (limit 100), max %.0f ns (limit 10 us)\n",
+			 dev, secs / 2, n ? sqrt(sum2 / n) : 0, maxabs);
 	ksft_finished();	/* exits: every planned result passed, or 1 */
 }
 

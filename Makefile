@@ -91,7 +91,7 @@ GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc to
 # The series' own kernel selftests (tools/testing/selftests/timers/, added
 # by kernel-patches/), built from the tree as 'make -C
 # tools/testing/selftests TARGETS=timers' builds them, but static.
-KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks inconsistency-check)
+KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp inconsistency-check)
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GUEST_C_TESTS) $(KST_TIMERS)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a

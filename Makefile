@@ -92,9 +92,13 @@ GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc to
 # by kernel-patches/), built from the tree as 'make -C
 # tools/testing/selftests TARGETS=timers' builds them, but static.
 KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp inconsistency-check)
-GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GUEST_C_TESTS) $(KST_TIMERS)
+# tod_vdso32: tod_vdso as a 32-bit program (the compat vDSO, vdso32), with
+# a 64-bit time_t as 32-bit programs that outlive 2038 are built.
+GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_vdso32 \
+	$(GUEST_C_TESTS) $(KST_TIMERS)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
-GUEST_LIBS := $(GBIN)/lib/libtod.a
+GUEST_LIBS := $(GBIN)/lib/libtod.a $(GBIN)/lib32/libtod.a
+CFLAGS32 = $(CFLAGS) -m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
 
@@ -112,6 +116,18 @@ $(GBIN)/lib/parse_vdso.o: $(PARSE_VDSO)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(GBIN)/lib/libtod.a: $(GBIN)/lib/tod.o $(GBIN)/lib/parse_vdso.o
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(GBIN)/lib32/tod.o: vdso/tod.c vdso/tod.h $(SELFTESTS)/vDSO/parse_vdso.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS32) -I$(SELFTESTS)/vDSO -c -o $@ $<
+
+$(GBIN)/lib32/parse_vdso.o: $(PARSE_VDSO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS32) -c -o $@ $<
+
+$(GBIN)/lib32/libtod.a: $(GBIN)/lib32/tod.o $(GBIN)/lib32/parse_vdso.o
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -134,6 +150,11 @@ TOD_VDSO_SRCS := $(addprefix vdso/tests/,tod_vdso.c tod_vdso_common.c tod_vdso_r
 $(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
 	$(TEST_LINK)
+
+$(GBIN)/tests/tod_vdso32: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GBIN)/lib32/libtod.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS32) $(TEST_INC) -o $@ $(filter %.c,$^) $(GBIN)/lib32/libtod.a \
+		$(GUEST_LDFLAGS) -lm
 
 # vdso_order reads the stock vDSO through the kernel's parser, not libtod
 $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h \

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KVER_PIN=6.12.118-1~deb12u1
-PKGS=(gcc libc6-dev make flex bison bc libelf-dev libssl-dev cpio xz-utils ccache
+PKGS=(gcc gcc-multilib libc6-dev make flex bison bc libelf-dev libssl-dev cpio xz-utils ccache
 	qemu-system-x86 busybox-static linux-perf hyperfine linuxptp shellcheck
 	gnuplot-nox python3 python3-ply python3-git git perl sparse python3-sphinx python3-yaml)
 

@@ -19,6 +19,28 @@
 #include "parse_vdso.h"
 #include "tod.h"
 
+/*
+ * On 32-bit x86 libtod needs a 64-bit time_t (-D_TIME_BITS=64): struct
+ * timespec is then the kernel's __kernel_timespec, which both
+ * __vdso_tod_clock_gettime and the clock_gettime64 system call take.
+ */
+#ifdef __i386__
+#ifndef __USE_TIME_BITS64
+#error "libtod on 32-bit x86 needs a 64-bit time_t: build with -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
+#endif
+#define SYS_tod_clock_gettime	SYS_clock_gettime64
+#else
+#define SYS_tod_clock_gettime	SYS_clock_gettime
+#endif
+
+/*
+ * __vdso_tod_gettimeofday writes the kernel's struct __kernel_old_timeval,
+ * two longs: that is struct timeval only where time_t is a long too (not
+ * on 32-bit x86 with a 64-bit time_t, where gettimeofday is derived from
+ * the clock_gettime entry, as the C library derives it).
+ */
+#define TIMEVAL_IS_OLD	(sizeof(((struct timeval *)0)->tv_sec) == sizeof(long))
+
 typedef int (*gtod_fn)(struct timeval *, struct timezone *);
 typedef int (*cgt_fn)(clockid_t, struct timespec *);
 
@@ -35,7 +57,8 @@ static void resolve(void)
 		return;		/* no vDSO at all (vdso=0): syscalls only */
 	vdso_init_from_sysinfo_ehdr(base);
 	have_vdso = 1;
-	vdso_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_tod_gettimeofday");
+	if (TIMEVAL_IS_OLD)
+		vdso_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_tod_gettimeofday");
 	vdso_cgt = (cgt_fn)vdso_sym("LINUX_2.6", "__vdso_tod_clock_gettime");
 }
 
@@ -57,7 +80,7 @@ static int from_vdso(int ret)
 int tod_vdso_available(void)
 {
 	pthread_once(&resolved, resolve);
-	return vdso_gtod && vdso_cgt;
+	return vdso_cgt && (vdso_gtod || !TIMEVAL_IS_OLD);
 }
 
 void *tod_vdso_sym(const char *name)
@@ -77,7 +100,7 @@ int tod_clock_gettime(clockid_t clk, struct timespec *ts)
 		if (vdso_cgt)
 			return from_vdso(vdso_cgt(clk, ts));
 	}
-	return syscall(SYS_clock_gettime, clk, ts);
+	return syscall(SYS_tod_clock_gettime, clk, ts);
 }
 
 int tod_gettimeofday(struct timeval *tv, struct timezone *tz)
@@ -89,14 +112,15 @@ int tod_gettimeofday(struct timeval *tv, struct timezone *tz)
 		return from_vdso(vdso_gtod(tv, tz));
 
 	/*
-	 * Fallback. SYS_gettimeofday would report the stock clock, not the
-	 * new core's, so the time comes from CLOCK_TOD_REALTIME (truncated to
+	 * No gettimeofday entry of the right layout. SYS_gettimeofday would
+	 * report the stock clock, not the new core's, so the time comes from
+	 * CLOCK_TOD_REALTIME (the vDSO's if it has one, truncated to
 	 * microseconds, as the kernel's gettimeofday truncates); the time zone
 	 * is not a property of either clock and comes from the stock call,
 	 * asked only when wanted.
 	 */
 	if (tv) {
-		if (syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &ts))
+		if (tod_clock_gettime(CLOCK_TOD_REALTIME, &ts))
 			return -1;
 		tv->tv_sec = ts.tv_sec;
 		tv->tv_usec = ts.tv_nsec / 1000;

@@ -277,7 +277,7 @@ static void check_boottime(int n)
 	char why[320];
 	int i, known;
 
-	if (syscall(SYS_clock_getres, CLOCK_TOD_MONOTONIC, &r))
+	if (syscall(TOD_SYS_clock_getres, CLOCK_TOD_MONOTONIC, &r))
 		ksft_exit_fail_msg("clock_getres(CLOCK_TOD_MONOTONIC): %s\n", strerror(errno));
 	if (r.tv_sec || r.tv_nsec >= 1000000)
 		tick = ts_ns(&r);
@@ -411,7 +411,7 @@ static void check_cycles(int n, const char *state)
 	 * (under TCG up to another tick): two ticks more on every limit. A
 	 * tick lost per cycle still fails the total.
 	 */
-	if (!syscall(SYS_clock_getres, CLOCK_TOD_MONOTONIC, &res) && ts_ns(&res) >= 1000000)
+	if (!syscall(TOD_SYS_clock_getres, CLOCK_TOD_MONOTONIC, &res) && ts_ns(&res) >= 1000000)
 		slack = 2 * ts_ns(&res);
 
 	ksft_print_msg("vDSO entry points: %s\n", tod_vdso_available() ? "yes" : "no (syscall)");

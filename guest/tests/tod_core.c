@@ -163,10 +163,10 @@ static void test_errors(void)
 	int st;
 
 	errno = 0;
-	ksft_test_result(syscall(SYS_clock_gettime, 16, &ts) == -1 && errno == EINVAL,
+	ksft_test_result(syscall(TOD_SYS_clock_gettime, 16, &ts) == -1 && errno == EINVAL,
 			 "clock_gettime(16) fails with EINVAL\n");
 	errno = 0;
-	ksft_test_result(syscall(SYS_clock_getres, 16, &ts) == -1 && errno == EINVAL,
+	ksft_test_result(syscall(TOD_SYS_clock_getres, 16, &ts) == -1 && errno == EINVAL,
 			 "clock_getres(16) fails with EINVAL\n");
 	errno = 0;
 	ksft_test_result(syscall(SYS_timer_create, CLOCK_TOD_REALTIME, &sev, &t) == -1 &&
@@ -175,15 +175,15 @@ static void test_errors(void)
 	ts.tv_sec = 0;
 	ts.tv_nsec = 1000;
 	errno = 0;
-	ksft_test_result(syscall(SYS_clock_nanosleep, CLOCK_TOD_MONOTONIC, 0, &ts, NULL) == -1 &&
+	ksft_test_result(syscall(TOD_SYS_clock_nanosleep, CLOCK_TOD_MONOTONIC, 0, &ts, NULL) == -1 &&
 			 errno == EOPNOTSUPP, "clock_nanosleep(CLOCK_TOD_MONOTONIC) fails with EOPNOTSUPP (%s)\n",
 			 strerror(errno));
 	errno = 0;
-	ksft_test_result(syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, (void *)8) == -1 &&
+	ksft_test_result(syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, (void *)8) == -1 &&
 			 errno == EFAULT, "clock_gettime(CLOCK_TOD_REALTIME, bad pointer) fails with EFAULT\n");
 	ksft_test_result(tod_sysfs_write("current_timesource", "no-such-source") == -EINVAL,
 			 "writing an unknown name to current_timesource fails with EINVAL\n");
-	ksft_test_result(syscall(SYS_clock_getres, CLOCK_TOD_MONOTONIC, &ts) == 0 && ts.tv_sec == 0 &&
+	ksft_test_result(syscall(TOD_SYS_clock_getres, CLOCK_TOD_MONOTONIC, &ts) == 0 && ts.tv_sec == 0 &&
 			 ts.tv_nsec >= 1, "clock_getres(CLOCK_TOD_MONOTONIC) = %ld ns\n", ts.tv_nsec);
 
 	/*
@@ -192,25 +192,25 @@ static void test_errors(void)
 	 * is placed inside the tick, so the reading after may be up to a tick
 	 * less (the clock is never ahead).
 	 */
-	syscall(SYS_clock_getres, CLOCK_TOD_REALTIME, &ts);
+	syscall(TOD_SYS_clock_getres, CLOCK_TOD_REALTIME, &ts);
 	tick = ts.tv_sec == 0 && ts.tv_nsec >= 1000000 ? ts.tv_nsec : 0;
 	before = ns_of(CLOCK_TOD_REALTIME);
 	ts.tv_sec = before / 1000000000 + 100;
 	ts.tv_nsec = before % 1000000000;
-	st = syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+	st = syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 	after = ns_of(CLOCK_TOD_REALTIME);
 	ksft_test_result(st == 0 && after - before >= 100000000000LL - tick &&
 			 after - before < 100010000000LL,
 			 "clock_settime(CLOCK_TOD_REALTIME) as root moves it by +100 s (%lld ns)\n",
 			 (long long)(after - before));
 	ts.tv_sec -= 100;
-	syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 	errno = 0;
 	ts.tv_nsec = 2000000000;
-	ksft_test_result(syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts) == -1 && errno == EINVAL,
+	ksft_test_result(syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts) == -1 && errno == EINVAL,
 			 "clock_settime with tv_nsec = 2e9 fails with EINVAL\n");
 	errno = 0;
-	ksft_test_result(syscall(SYS_clock_settime, CLOCK_TOD_MONOTONIC, &ts) == -1 && errno == EINVAL,
+	ksft_test_result(syscall(TOD_SYS_clock_settime, CLOCK_TOD_MONOTONIC, &ts) == -1 && errno == EINVAL,
 			 "clock_settime(CLOCK_TOD_MONOTONIC) fails with EINVAL\n");
 
 	/* without CAP_SYS_TIME: EPERM for settime and for the sysfs switch */
@@ -220,8 +220,8 @@ static void test_errors(void)
 
 		if (drop_cap_sys_time())
 			_exit(3);
-		syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
-		if (syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &now) != -1 || errno != EPERM)
+		syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
+		if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now) != -1 || errno != EPERM)
 			_exit(1);
 		if (tod_sysfs_write("current_timesource", "jiffies") != -EPERM)
 			_exit(2);

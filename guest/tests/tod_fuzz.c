@@ -184,7 +184,7 @@ static struct timespec rtime(void)
 {
 	struct timespec now, ts;
 
-	syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
+	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
 	switch (rnd() % 4) {
 	case 0:
 		ts.tv_sec = (now.tv_sec / 86400 + (long)(rnd() % 3)) * 86400 - 1;
@@ -249,7 +249,7 @@ static void *reader_fn(void *arg)
 			r->rt_err++;
 		else if (ts.tv_nsec < 0 || ts.tv_nsec >= NSEC)
 			r->rt_bad++;
-		if (syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &ts))
+		if (syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &ts))
 			r->rt_err++;
 		else if (ts.tv_nsec < 0 || ts.tv_nsec >= NSEC)
 			r->rt_bad++;
@@ -318,10 +318,10 @@ static void leap_episode(void)
 	struct timex tx;
 	int ins = one_in(2);
 
-	syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
+	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
 	ts.tv_sec = (now.tv_sec / 86400 + 1) * 86400 - (ins ? 2 : 3);
 	ts.tv_nsec = NSEC - 20 * MSEC;
-	syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 	tx = (struct timex){ .modes = ADJ_STATUS, .status = STA_PLL };
 	adj(CLOCK_TOD_REALTIME, &tx);
 	tx = (struct timex){ .modes = ADJ_STATUS | ADJ_MAXERROR, .status = ins ? STA_INS : STA_DEL };
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 			struct timespec ts = rtime();
 
 			t0 = raw_ns();
-			ret = syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+			ret = syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 			t1 = raw_ns();
 			settimes++;
 			settime_ok += ret == 0;
@@ -472,8 +472,8 @@ int main(int argc, char **argv)
 	{
 		struct timespec now;
 
-		syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
-		if (syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &now))
+		syscall(TOD_SYS_clock_gettime, CLOCK_REALTIME, &now);
+		if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now))
 			ksft_print_msg("clock_settime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
 	}
 	{

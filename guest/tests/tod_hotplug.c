@@ -77,7 +77,7 @@ static void *reader(void *arg)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (path = 0; path < 2; path++) {
 			for (i = 0; i < NIDS; i++) {
-				int ret = path ? (int)syscall(SYS_clock_gettime, ids[i], &ts)
+				int ret = path ? (int)syscall(TOD_SYS_clock_gettime, ids[i], &ts)
 					       : tod_clock_gettime(ids[i], &ts);
 				if (ret) {
 					if (!n_errors++)

@@ -380,11 +380,11 @@ static void set_both(int64_t t)
 	struct timespec ts = ns_ts(t);
 	int64_t r = raw_ns(), r1;
 
-	if (syscall(SYS_clock_settime, CLOCK_REALTIME, &ts))
+	if (syscall(TOD_SYS_clock_settime, CLOCK_REALTIME, &ts))
 		ksft_exit_fail_msg("clock_settime(CLOCK_REALTIME): %s\n", strerror(errno));
 	r1 = raw_ns();
 	ts = ns_ts(t + (r1 - r));
-	if (syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
+	if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
 		ksft_print_msg("clock_settime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
 }
 
@@ -419,7 +419,7 @@ static int set_back(clockid_t c, int64_t then_raw, int64_t then, int64_t *win)
 		int64_t r0 = raw_ns();
 		struct timespec ts = ns_ts(then + (r0 - then_raw));
 
-		if (syscall(SYS_clock_settime, c, &ts)) {
+		if (syscall(TOD_SYS_clock_settime, c, &ts)) {
 			int e = errno;
 
 			ksft_print_msg("clock_settime(%d): %s\n", (int)c, strerror(e));

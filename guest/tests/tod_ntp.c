@@ -323,8 +323,8 @@ static void test_settime_clears(void)
 	ksft_test_result(ret == TIME_OK && !(tx.status & STA_UNSYNC) && tx.maxerror <= 1500,
 			 "ADJ_STATUS/ADJ_MAXERROR: synchronised (ret %d, status %#x, maxerror %ld)\n",
 			 ret, tx.status, tx.maxerror);
-	syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
-	syscall(SYS_clock_settime, CLOCK_TOD_REALTIME, &now);
+	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
+	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now);
 	tx.modes = 0;
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
 	ksft_test_result(ret == TIME_ERROR && (tx.status & STA_UNSYNC) && tx.maxerror >= 16000000,

@@ -439,7 +439,7 @@ static int test_dev(void)
 	ksft_test_result(ret == -1 && errno == EOPNOTSUPP,
 			 "clock_adjtime(ADJ_TICK): EOPNOTSUPP (got %d, %s)\n", ret, strerror(errno));
 	errno = 0;
-	ret = syscall(SYS_clock_adjtime, clk, (void *)8);
+	ret = syscall(TOD_SYS_clock_adjtime, clk, (void *)8);
 	ksft_test_result(ret == -1 && errno == EFAULT,
 			 "clock_adjtime with a bad pointer: EFAULT (got %d, %s)\n", ret, strerror(errno));
 

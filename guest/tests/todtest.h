@@ -33,9 +33,43 @@
 #define TOD_SYSFS "/sys/devices/system/timesource/timesource0/"
 #endif
 
+/*
+ * The system calls that take the kernel's 64-bit time structures. A 32-bit
+ * x86 test is built with 64-bit time_t (-D_TIME_BITS=64), where struct
+ * timespec and struct timex are the kernel's __kernel_timespec and
+ * __kernel_timex: those are what the *_time64 calls take, the plain ones
+ * take the old 32-bit layouts.
+ */
+#ifdef __i386__
+#ifndef __USE_TIME_BITS64
+#error "32-bit tests need a 64-bit time_t: build them with -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
+#endif
+#define TOD_SYS_clock_gettime	SYS_clock_gettime64
+#define TOD_SYS_clock_getres	SYS_clock_getres_time64
+#define TOD_SYS_clock_adjtime	SYS_clock_adjtime64
+#define TOD_SYS_clock_settime	SYS_clock_settime64
+#define TOD_SYS_clock_nanosleep	SYS_clock_nanosleep_time64
+#else
+#define TOD_SYS_clock_gettime	SYS_clock_gettime
+#define TOD_SYS_clock_getres	SYS_clock_getres
+#define TOD_SYS_clock_adjtime	SYS_clock_adjtime
+#define TOD_SYS_clock_settime	SYS_clock_settime
+#define TOD_SYS_clock_nanosleep	SYS_clock_nanosleep
+#endif
+
+/*
+ * What gettimeofday() writes in the kernel (its system call and every vDSO
+ * entry): struct __kernel_old_timeval, two longs, whatever the program's
+ * time_t. On x86-64 it is struct timeval; on 32-bit x86 it is not.
+ */
+struct kernel_old_timeval {
+	long tv_sec;
+	long tv_usec;
+};
+
 /* A vDSO clock_gettime or gettimeofday entry: 0 or -errno (errno untouched). */
 typedef int (*cgt_fn)(clockid_t, struct timespec *);
-typedef int (*gtod_fn)(struct timeval *, struct timezone *);
+typedef int (*gtod_fn)(struct kernel_old_timeval *, struct timezone *);
 
 /* A timespec in ns. */
 static inline int64_t ts_ns(const struct timespec *ts)
@@ -55,8 +89,14 @@ static inline struct timespec ns_ts(int64_t ns)
 	return ts;
 }
 
-/* A timeval in us. */
-static inline int64_t tv_us(const struct timeval *tv)
+/* A gettimeofday() result from the kernel or the vDSO, in us. */
+static inline int64_t tv_us(const struct kernel_old_timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
+/* A struct timeval (libc's, libtod's) in us. */
+static inline int64_t timeval_us(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
 }
@@ -79,7 +119,7 @@ static inline int64_t raw_ns(void)
  */
 static inline int adj(clockid_t c, struct timex *tx)
 {
-	return syscall(SYS_clock_adjtime, c, tx);
+	return syscall(TOD_SYS_clock_adjtime, c, tx);
 }
 
 /* clock_gettime through the system call, in ns; -1 on error */
@@ -87,7 +127,7 @@ static inline int64_t ns_of(clockid_t c)
 {
 	struct timespec ts;
 
-	if (syscall(SYS_clock_gettime, c, &ts))
+	if (syscall(TOD_SYS_clock_gettime, c, &ts))
 		return -1;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

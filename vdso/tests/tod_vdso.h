@@ -56,8 +56,21 @@ static unsigned int *tod_vdso_ksft_plan = &tod_vdso_ksft_planned;
 /* The entries under test, straight from the vDSO (they return -errno); need_vdso() sets them. */
 extern gtod_fn vt_gtod;		/* __vdso_tod_gettimeofday */
 extern cgt_fn vt_cgt;		/* __vdso_tod_clock_gettime */
-extern cgt_fn vs_cgt;		/* stock __vdso_clock_gettime */
+extern cgt_fn vs_cgt;		/* stock __vdso_clock_gettime(64): VS_CGT_NAME */
 extern cgt_fn vs_getres;	/* stock __vdso_clock_getres */
+#ifdef __i386__
+/*
+ * 32-bit x86: the stock entry of the 64-bit timespec is
+ * __vdso_clock_gettime64; __vdso_clock_gettime and __vdso_clock_getres take
+ * the old 32-bit timespec, so vs_cgt32 and vs_getres call them through a
+ * wrapper that converts (tod_vdso_common.c).
+ */
+#define VS_CGT_NAME	"stock __vdso_clock_gettime64"
+extern cgt_fn vs_cgt32;		/* stock __vdso_clock_gettime, 32-bit timespec */
+#else
+#define VS_CGT_NAME	"stock __vdso_clock_gettime"
+#define vs_cgt32	vs_cgt	/* one entry: the 32-bit timespec's is i386's only */
+#endif
 
 /* The four tod clock ids and their names. */
 struct tod_clock {
@@ -76,7 +89,7 @@ static inline int sys_ns(clockid_t clk, int64_t *ns)
 	struct timespec ts;
 
 	*ns = 0;
-	if (syscall(SYS_clock_gettime, clk, &ts))
+	if (syscall(TOD_SYS_clock_gettime, clk, &ts))
 		return -errno;
 	*ns = ts_ns(&ts);
 	return 0;
@@ -97,7 +110,7 @@ static inline int64_t res_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	if (syscall(SYS_clock_getres, clk, &ts))
+	if (syscall(TOD_SYS_clock_getres, clk, &ts))
 		return -1;
 	return ts_ns(&ts);
 }

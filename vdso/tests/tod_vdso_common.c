@@ -68,17 +68,63 @@ void show_source(void)
 		ksft_print_msg("timesource: %s\n", cur);
 }
 
+#ifdef __i386__
+/* The kernel's struct old_timespec32, and the entries that take it. */
+struct old_timespec32 {
+	int32_t tv_sec;
+	int32_t tv_nsec;
+};
+
+typedef int (*cgt32_fn)(clockid_t, struct old_timespec32 *);
+static cgt32_fn vs_cgt32_raw, vs_getres32_raw;
+cgt_fn vs_cgt32;
+
+static int from_ts32(int ret, const struct old_timespec32 *o, struct timespec *ts)
+{
+	if (!ret) {
+		ts->tv_sec = o->tv_sec;
+		ts->tv_nsec = o->tv_nsec;
+	}
+	return ret;
+}
+
+static int vs_cgt32_call(clockid_t clk, struct timespec *ts)
+{
+	struct old_timespec32 o;
+
+	return from_ts32(vs_cgt32_raw(clk, &o), &o, ts);
+}
+
+static int vs_getres32_call(clockid_t clk, struct timespec *ts)
+{
+	struct old_timespec32 o;
+
+	return from_ts32(vs_getres32_raw(clk, &o), &o, ts);
+}
+#endif
+
 /* Resolve the entries under test; the kernel under test must have them. */
 void need_vdso(void)
 {
 	vt_gtod = (gtod_fn)tod_vdso_sym("__vdso_tod_gettimeofday");
 	vt_cgt = (cgt_fn)tod_vdso_sym("__vdso_tod_clock_gettime");
+#ifdef __i386__
+	vs_cgt = (cgt_fn)tod_vdso_sym("__vdso_clock_gettime64");
+	vs_cgt32_raw = (cgt32_fn)tod_vdso_sym("__vdso_clock_gettime");
+	vs_getres32_raw = (cgt32_fn)tod_vdso_sym("__vdso_clock_getres");
+	vs_cgt32 = vs_cgt32_raw ? vs_cgt32_call : NULL;
+	vs_getres = vs_getres32_raw ? vs_getres32_call : NULL;
+	if (!vs_cgt32)
+		ksft_exit_fail_msg("the vDSO does not export __vdso_clock_gettime\n");
+#else
 	vs_cgt = (cgt_fn)tod_vdso_sym("__vdso_clock_gettime");
 	vs_getres = (cgt_fn)tod_vdso_sym("__vdso_clock_getres");
+#endif
 	if (!tod_vdso_available() || !vt_gtod || !vt_cgt)
 		ksft_exit_fail_msg("the vDSO does not export __vdso_tod_gettimeofday and __vdso_tod_clock_gettime (LINUX_2.6): not the kernel under test?\n");
 	if (!vs_cgt || !vs_getres)
-		ksft_exit_fail_msg("the vDSO does not export __vdso_clock_gettime and __vdso_clock_getres\n");
+		ksft_exit_fail_msg("the vDSO does not export %s and __vdso_clock_getres\n",
+				   VS_CGT_NAME + 6);
 }
 
 /* The rest of the plan cannot run here: skipped, which is not a pass. */

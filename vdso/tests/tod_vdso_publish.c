@@ -99,7 +99,7 @@ static int pub_tick(long tick)
 {
 	struct timex tx = { .modes = ADJ_TICK, .tick = tick };
 
-	return syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0 ? -errno : 0;
+	return syscall(TOD_SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0 ? -errno : 0;
 }
 
 void case_publish(int argc, char **argv)
@@ -119,7 +119,7 @@ void case_publish(int argc, char **argv)
 	if (res_ns(CLOCK_TOD_MONOTONIC) >= 1000000)
 		ksft_exit_fail_msg("the core is on a source that counts ticks: run this on tsc, hpet or acpi_pm\n");
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	if (syscall(SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+	if (syscall(TOD_SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
 		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
 	ret = pub_write(PUB_HOOK, PUB_DELAY_US);
 	if (ret)
@@ -167,7 +167,7 @@ void case_publish(int argc, char **argv)
 	pub_write(PUB_HOOK, 0);
 	ret = pub_tick(tx.tick);
 	if (ret)
-		ksft_print_msg("could not put the tick back to %ld: %s\n", tx.tick, strerror(-ret));
+		ksft_print_msg("could not put the tick back to %lld: %s\n", (long long)tx.tick, strerror(-ret));
 	ksft_print_msg("%ld readings on %d CPUs, %ld flips of the tick between %d and %d us, each published %d us late\n",
 		       n, ncpus, flips, PUB_TICK_LO, PUB_TICK_HI, PUB_DELAY_US);
 	ksft_test_result(inv == 0 && errors == 0 && flips >= 10 && n > flips && late == flips,

@@ -22,18 +22,19 @@
 /* --- order ----------------------------------------------------------------- */
 
 /*
- * N rounds of syscall, vDSO, syscall for one id; returns the inversions
- * (all N if a call fails). A coarse id is compared with the syscall of the
- * same coarse id: both must return the value of the last accumulation.
+ * N rounds of syscall, vDSO entry FN, syscall for one id; returns the
+ * inversions (all N if a call fails). A coarse id is compared with the
+ * syscall of the same coarse id: both must return the value of the last
+ * accumulation.
  */
-static long order_cgt(clockid_t clk, long n)
+static long order_cgt(cgt_fn fn, clockid_t clk, long n)
 {
 	int64_t a, v, b;
 	long bad = 0, i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		if ((ret = sys_ns(clk, &a)) || (ret = vdso_ns(vt_cgt, clk, &v)) ||
+		if ((ret = sys_ns(clk, &a)) || (ret = vdso_ns(fn, clk, &v)) ||
 		    (ret = sys_ns(clk, &b))) {
 			ksft_print_msg("clock %d: %s\n", clk, strerror(-ret));
 			return n;
@@ -53,7 +54,7 @@ static long order_cgt(clockid_t clk, long n)
  */
 static long order_gtod(long n)
 {
-	struct timeval tv;
+	struct kernel_old_timeval tv;
 	int64_t a, b;
 	long bad = 0, i;
 	int ret;
@@ -74,15 +75,31 @@ static long order_gtod(long n)
 	return bad;
 }
 
+/*
+ * The entries that serve the tod ids: the tod entry, N rounds; the stock
+ * clock_gettime entries (which pass the tod ids on to it), N / 4 rounds.
+ */
+static const struct {
+	cgt_fn *fn;
+	const char *name;
+	long div;
+} order_entries[] = {
+	{ &vt_cgt, "__vdso_tod_clock_gettime", 1 },
+	{ &vs_cgt, VS_CGT_NAME, 4 },
+#ifdef __i386__
+	{ &vs_cgt32, "stock __vdso_clock_gettime (32-bit timespec)", 4 },
+#endif
+};
+
 void case_order(int argc, char **argv)
 {
-	long n = arg_long(argc, argv, 2, 1000000, 1, 1000000000), bad;
-	int c, k;
+	long n = arg_long(argc, argv, 2, 1000000, 4, 1000000000), bad, m;
+	int c, k, e;
 
-	ksft_set_plan(ncpus * (1 + NTOD));
+	ksft_set_plan(ncpus * (1 + NTOD * ARRAY_SIZE(order_entries)));
 	show_source();
 	need_vdso();
-	ksft_print_msg("rule: on every CPU, %ld rounds of syscall <= vDSO <= syscall, zero inversions\n", n);
+	ksft_print_msg("rule: on every CPU, rounds of syscall <= vDSO <= syscall, zero inversions\n");
 	for (c = 0; c < ncpus; c++) {
 		if (pin_cpu(cpus[c]))
 			ksft_exit_fail_msg("sched_setaffinity(cpu%d): %s\n", cpus[c], strerror(errno));
@@ -90,9 +107,12 @@ void case_order(int argc, char **argv)
 		ksft_test_result(!bad, "cpu%d __vdso_tod_gettimeofday: syscall<=vdso<=syscall x%ld (%ld inversions)\n",
 				 cpus[c], n, bad);
 		for (k = 0; k < NTOD; k++) {
-			bad = order_cgt(tods[k].id, n);
-			ksft_test_result(!bad, "cpu%d %s: syscall<=vdso<=syscall x%ld (%ld inversions)\n",
-					 cpus[c], tods[k].name, n, bad);
+			for (e = 0; e < (int)ARRAY_SIZE(order_entries); e++) {
+				m = n / order_entries[e].div;
+				bad = order_cgt(*order_entries[e].fn, tods[k].id, m);
+				ksft_test_result(!bad, "cpu%d %s(%s): syscall<=vdso<=syscall x%ld (%ld inversions)\n",
+						 cpus[c], order_entries[e].name, tods[k].name, m, bad);
+			}
 		}
 	}
 }
@@ -365,7 +385,7 @@ void case_getres(int argc, char **argv)
 	for (k = 0; k < NTOD; k++) {
 		memset(&s, 0xff, sizeof(s));
 		memset(&v, 0xff, sizeof(v));
-		rs = syscall(SYS_clock_getres, tods[k].id, &s) ? -errno : 0;
+		rs = syscall(TOD_SYS_clock_getres, tods[k].id, &s) ? -errno : 0;
 		rv = vs_getres(tods[k].id, &v);
 		ksft_test_result(!rs && !rv && s.tv_sec == v.tv_sec && s.tv_nsec == v.tv_nsec &&
 				 ts_ns(&s) > 0,
@@ -457,10 +477,10 @@ void case_lib(int argc, char **argv)
 				 ra ? strerror(-ra) : "ok", rl, strerror(el));
 	else {
 		sys_ns(CLOCK_TOD_REALTIME, &b);
-		ksft_test_result(tv_us(&tv) >= a / 1000 && tv_us(&tv) <= b / 1000 &&
+		ksft_test_result(timeval_us(&tv) >= a / 1000 && timeval_us(&tv) <= b / 1000 &&
 				 tz.tz_minuteswest == ktz.tz_minuteswest && tz.tz_dsttime == ktz.tz_dsttime,
 				 "tod_gettimeofday(tv, tz): %lld us in [%lld, %lld], tz %d/%d (kernel %d/%d)\n",
-				 (long long)tv_us(&tv), (long long)(a / 1000), (long long)(b / 1000),
+				 (long long)timeval_us(&tv), (long long)(a / 1000), (long long)(b / 1000),
 				 tz.tz_minuteswest, tz.tz_dsttime, ktz.tz_minuteswest, ktz.tz_dsttime);
 	}
 	/* the time zone alone needs no tod clock: it works on any kernel */

@@ -26,14 +26,17 @@
 
 /* --- syscalls -------------------------------------------------------------- */
 
-enum entry { E_EMPTY, E_GETPPID, E_LIB_GTOD, E_LIB_CGT, E_STOCK_VDSO, E_GLIBC };
+enum entry { E_EMPTY, E_GETPPID, E_TOD_GTOD, E_LIB_GTOD, E_LIB_CGT, E_STOCK_VDSO,
+	     E_STOCK_VDSO32, E_GLIBC };
 
 static const char *const entry_name[] = {
 	[E_EMPTY] = "empty window",
 	[E_GETPPID] = "syscall(SYS_getppid)",
+	[E_TOD_GTOD] = "__vdso_tod_gettimeofday",
 	[E_LIB_GTOD] = "libtod tod_gettimeofday",
 	[E_LIB_CGT] = "libtod tod_clock_gettime",
-	[E_STOCK_VDSO] = "stock __vdso_clock_gettime",
+	[E_STOCK_VDSO] = VS_CGT_NAME,
+	[E_STOCK_VDSO32] = "stock __vdso_clock_gettime (32-bit timespec)",
 	[E_GLIBC] = "glibc clock_gettime",
 };
 
@@ -42,6 +45,7 @@ static long run_entry(enum entry e, clockid_t clk, long k)
 {
 	struct timespec ts;
 	struct timeval tv;
+	struct kernel_old_timeval ktv;
 	long i, fails = 0;
 
 	for (i = 0; i < k; i++) {
@@ -51,6 +55,9 @@ static long run_entry(enum entry e, clockid_t clk, long k)
 		case E_GETPPID:
 			syscall(SYS_getppid);
 			break;
+		case E_TOD_GTOD:
+			fails += vt_gtod(&ktv, NULL) != 0;
+			break;
 		case E_LIB_GTOD:
 			fails += tod_gettimeofday(&tv, NULL) != 0;
 			break;
@@ -59,6 +66,9 @@ static long run_entry(enum entry e, clockid_t clk, long k)
 			break;
 		case E_STOCK_VDSO:
 			fails += vs_cgt(clk, &ts) != 0;
+			break;
+		case E_STOCK_VDSO32:
+			fails += vs_cgt32(clk, &ts) != 0;
 			break;
 		case E_GLIBC:
 			fails += clock_gettime(clk, &ts) != 0;
@@ -123,7 +133,12 @@ static int open_sys_enter(void)
 
 void case_syscalls(int argc, char **argv)
 {
+	static const enum entry gtod[] = { E_TOD_GTOD, E_LIB_GTOD };
+#ifdef __i386__
+	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_STOCK_VDSO32, E_GLIBC };
+#else
 	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_GLIBC };
+#endif
 	long k, fails, want, over_fails;
 	long long over, c;
 	int fd, one, i, j;
@@ -134,7 +149,7 @@ void case_syscalls(int argc, char **argv)
 	}
 	one = !strcmp(argv[2], "one");
 	k = arg_long(argc, argv, 3, 10000, 1, 100000000);
-	ksft_set_plan(2 + NTOD * ARRAY_SIZE(per_id));
+	ksft_set_plan(1 + ARRAY_SIZE(gtod) + NTOD * ARRAY_SIZE(per_id));
 	show_source();
 	fd = open_sys_enter();
 	over = count_window(fd, E_EMPTY, 0, 0, &over_fails);
@@ -155,9 +170,11 @@ void case_syscalls(int argc, char **argv)
 	 */
 	ksft_print_msg("rule: %ld calls of each entry make exactly %ld syscalls ('%s' mode; coarse ids: 0); libtod calls __vdso_tod_*\n",
 		       k, want, argv[2]);
-	c = count_window(fd, E_LIB_GTOD, 0, k, &fails) - over;
-	ksft_test_result(c == want && !fails, "%s: %lld syscalls in %ld calls (%ld failed)\n",
-			 entry_name[E_LIB_GTOD], c, k, fails);
+	for (j = 0; j < (int)ARRAY_SIZE(gtod); j++) {
+		c = count_window(fd, gtod[j], 0, k, &fails) - over;
+		ksft_test_result(c == want && !fails, "%s: %lld syscalls in %ld calls (%ld failed)\n",
+				 entry_name[gtod[j]], c, k, fails);
+	}
 	for (i = 0; i < NTOD; i++) {
 		for (j = 0; j < (int)ARRAY_SIZE(per_id); j++) {
 			long w = tods[i].id >= CLOCK_TOD_REALTIME_COARSE ? 0 : want;
@@ -210,7 +227,7 @@ static void ns_note(struct ns_seen *s, int k, int64_t v)
 static void ns_child(struct ns_seen *s)
 {
 	struct timespec ts;
-	struct timeval tv;
+	struct kernel_old_timeval tv;
 	int64_t v;
 	int i, k;
 

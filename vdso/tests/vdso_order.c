@@ -39,8 +39,8 @@ static long check_cgt(cgt_fn vcgt, clockid_t clk)
 	for (i = 0; i < iters; i++) {
 		int ret = 0;
 
-		if (syscall(SYS_clock_gettime, clk, &a) || (ret = vcgt(clk, &v)) ||
-		    syscall(SYS_clock_gettime, clk, &b)) {
+		if (syscall(TOD_SYS_clock_gettime, clk, &a) || (ret = vcgt(clk, &v)) ||
+		    syscall(TOD_SYS_clock_gettime, clk, &b)) {
 			/* the vDSO returns -errno; the syscall wrapper sets errno */
 			ksft_print_msg("clock_gettime(%d) failed: %s\n", clk,
 				       strerror(ret ? -ret : errno));
@@ -58,7 +58,7 @@ static long check_cgt(cgt_fn vcgt, clockid_t clk)
 
 static long check_gtod(gtod_fn vgtod)
 {
-	struct timeval a, v, b;
+	struct kernel_old_timeval a, v, b;
 	long bad = 0, i;
 
 	for (i = 0; i < iters; i++) {

@@ -94,8 +94,13 @@ GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc to
 KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp inconsistency-check)
 # tod_vdso32: tod_vdso as a 32-bit program (the compat vDSO, vdso32), with
 # a 64-bit time_t as 32-bit programs that outlive 2038 are built.
+# The vDSO's own selftest (tools/testing/selftests/vDSO), which the series
+# teaches the tod ids: built by its Makefile, dynamically linked (it finds
+# the vDSO with dlopen; scripts/initramfs.sh adds the libraries), and a
+# second time as a 32-bit program for the compat vDSO.
+KST_VDSO := $(GBIN)/tests/vdso_test_correctness $(GBIN)/tests/vdso_test_correctness32
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_vdso32 \
-	$(GUEST_C_TESTS) $(KST_TIMERS)
+	$(GUEST_C_TESTS) $(KST_TIMERS) $(KST_VDSO)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a $(GBIN)/lib32/libtod.a
 CFLAGS32 = $(CFLAGS) -m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
@@ -169,6 +174,21 @@ $(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(SELFTESTS)/timers/Make
 	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
 		USERCFLAGS=-Werror USERLDFLAGS="$(GUEST_LDFLAGS)" $(abspath $@)
+
+KST_VDSO_DEPS := $(SELFTESTS)/vDSO/vdso_test_correctness.c $(SELFTESTS)/vDSO/Makefile \
+	$(SELFTESTS)/lib.mk $(SELFTESTS)/kselftest.h
+$(GBIN)/tests/vdso_test_correctness: $(KST_VDSO_DEPS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(SELFTESTS)/vDSO OUTPUT=$(abspath $(@D)) CC="$(CC)" \
+		USERCFLAGS=-Werror $(abspath $@)
+
+$(GBIN)/tests/vdso_test_correctness32: $(KST_VDSO_DEPS)
+	@mkdir -p $(GBIN)/kst32
+	rm -f $@ $(GBIN)/kst32/vdso_test_correctness
+	$(MAKE) --no-print-directory -C $(SELFTESTS)/vDSO OUTPUT=$(GBIN)/kst32 CC="$(CC)" \
+		USERCFLAGS="-Werror -m32" USERLDFLAGS=-m32 $(GBIN)/kst32/vdso_test_correctness
+	cp $(GBIN)/kst32/vdso_test_correctness $@
 
 $(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)

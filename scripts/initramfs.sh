@@ -25,16 +25,24 @@ cp "$BUSYBOX" "$root/bin/busybox"
 	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
 done
 
-# copy_with_libs BINARY: the binary and every library ldd resolves for it.
-copy_with_libs() {
-	local bin=$1 lib
-	[ -x "$bin" ] || die "$bin not found: run 'make deps'"
-	mkdir -p "$root$(dirname "$bin")"
-	cp -L "$bin" "$root$bin"
-	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+# copy_libs BINARY: every library ldd resolves for it (32-bit ones too).
+copy_libs() {
+	local bin=$1 lib libs
+	libs=$(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }') ||
+		die "ldd $bin failed: for a 32-bit program, run 'make deps' (gcc-multilib)"
+	for lib in $libs; do
 		mkdir -p "$root$(dirname "$lib")"
 		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
 	done
+}
+
+# copy_with_libs BINARY: the binary and its libraries, at the same path.
+copy_with_libs() {
+	local bin=$1
+	[ -x "$bin" ] || die "$bin not found: run 'make deps'"
+	mkdir -p "$root$(dirname "$bin")"
+	cp -L "$bin" "$root$bin"
+	copy_libs "$bin"
 }
 # Debian's /usr/bin/perf may be a wrapper script choosing perf_<version>.
 perf=/usr/bin/perf
@@ -54,6 +62,13 @@ install -m 755 "$TOP/guest/run-tests.sh" "$root/guest/run-tests.sh"
 install -m 644 "$TOP/guest/tests.list" "$root/tests/tests.list"
 install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
 cp -a "$BUILD/guest-bin/tests/." "$root/tests/"
+# the tests that are not static (the vDSO's selftest uses dlopen)
+for t in "$root"/tests/*; do
+	# ldd fails on a static program ("not a dynamic executable")
+	if [ -f "$t" ] && is_elf "$t" && ldd "$t" >/dev/null 2>&1; then
+		copy_libs "$t"
+	fi
+done
 cp -a "$BUILD/guest-bin/bench/." "$root/bench/"
 # The test timesource module is not here: scripts/qemu.sh adds the one of
 # the kernel it boots.

@@ -37,8 +37,10 @@ int tod_gettimeofday(struct timeval *tv, struct timezone *tz);
  */
 int tod_clock_gettime(clockid_t clk, struct timespec *ts);
 
-/* 1 if the vDSO exports both tod entry points (calls make no syscall of
- * their own), 0 if the calls fall back to the system call. */
+/* 1 if the vDSO exports the tod entry points libtod uses (calls make no
+ * syscall of their own), 0 if the calls fall back to the system call. On
+ * 32-bit x86 that is __vdso_tod_clock_gettime alone: gettimeofday is
+ * derived from it there (see tod.c). */
 int tod_vdso_available(void);
 
 /*

@@ -6,10 +6,10 @@
  *   tod_phc dev           the posix clock calls and PTP ioctls, permissions
  *   tod_phc phc_ctl       phc_ctl's get, set, adj, freq and caps, each checked
  *                         against CLOCK_TOD_REALTIME and its clock_adjtime()
- *   tod_phc phc2sys SECS  phc2sys -s CLOCK_REALTIME -c /dev/ptpN -O 0 for SECS
- *                         seconds: over the second half the offset's RMS
- *                         must be under 100 ns and its largest value under
- *                         10 us
+ *   tod_phc phc2sys SECS [RMS]  phc2sys -s CLOCK_REALTIME -c /dev/ptpN -O 0
+ *                         for SECS seconds: over the second half the
+ *                         offset's RMS must be under RMS ns (default 100)
+ *                         and its largest value under 10 us
  *
  * Output is KTAP; exit status 0 only if every case passed.
  */
@@ -683,12 +683,20 @@ static int test_phc_ctl(void)
 /*
  * phc2sys for secs seconds with summary lines every second (-u 1 is
  * not in every version: the per-update lines are parsed, "... sys offset
- * N s2 freq ..."). Over the second half the RMS must be under 100 ns and
- * every sample under 10 us. phc2sys uses PTP_SYS_OFFSET_PRECISE where it
- * works (the core and the system clock on the TSC), as its first lines say.
+ * N s2 freq ..."). Over the second half the RMS must be under rms_limit
+ * ns (100 on the kernel as configured for use; the debug kernels, slowed
+ * down several times by their checkers, run it for those checkers with a
+ * looser limit) and every sample under 10 us. phc2sys uses
+ * PTP_SYS_OFFSET_PRECISE where it works (the core and the system clock on
+ * the TSC), as its first lines say. When the RMS check fails, the second
+ * half's updates are printed (up to the last 256), so a failure explains
+ * itself.
  */
-static int test_phc2sys(int secs)
+#define PHC2SYS_KEEP	256
+
+static int test_phc2sys(int secs, int rms_limit)
 {
+	static char kept[PHC2SYS_KEEP][512];
 	char cmd[256], line[512], core[32] = "", stock[32] = "";
 	double sum2 = 0, maxabs = 0, t0 = -1, t, off;
 	int n = 0, total = 0, late_locked = 0, delayed = 0, st, precise, fd;
@@ -720,6 +728,7 @@ static int test_phc2sys(int secs)
 		if (!s || strtol(s + 7, NULL, 10) != 0)
 			delayed++;
 		if (t - t0 >= secs / 2.0) {
+			snprintf(kept[n % PHC2SYS_KEEP], sizeof(kept[0]), "%s", line);
 			n++;
 			if (strstr(line, " s2 "))
 				late_locked++;
@@ -748,9 +757,16 @@ static int test_phc2sys(int secs)
 	ksft_test_result(precise ? !delayed && total : delayed == total && total,
 			 "phc2sys measured with %s: %d of %d updates with a delay (core on %s, system clock on %s)\n",
 			 precise ? "PTP_SYS_OFFSET_PRECISE" : "a sandwich", delayed, total, core, stock);
-	ksft_test_result(n > 0 && sqrt(sum2 / n) < 100 && maxabs < 10000,
-			 "phc2sys holds %s to CLOCK_REALTIME: last %d s RMS %.0f ns (limit 100), max %.0f ns (limit 10 us)\n",
-			 dev, secs / 2, n ? sqrt(sum2 / n) : 0, maxabs);
+	if (!(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < 10000)) {
+		int i = n > PHC2SYS_KEEP ? n - PHC2SYS_KEEP : 0;
+
+		ksft_print_msg("the updates of the last %d s:\n", secs / 2);
+		for (; i < n; i++)
+			ksft_print_msg("%s", kept[i % PHC2SYS_KEEP]);
+	}
+	ksft_test_result(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < 10000,
+			 "phc2sys holds %s to CLOCK_REALTIME: last %d s RMS %.0f ns (limit %d), max %.0f ns (limit 10 us)\n",
+			 dev, secs / 2, n ? sqrt(sum2 / n) : 0, rms_limit, maxabs);
 	ksft_finished();	/* exits: every planned result passed, or 1 */
 }
 
@@ -760,12 +776,13 @@ int main(int argc, char **argv)
 		return test_dev();
 	if (argc == 2 && !strcmp(argv[1], "phc_ctl"))
 		return test_phc_ctl();
-	if (argc == 3 && !strcmp(argv[1], "phc2sys")) {
-		int secs = atoi(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "phc2sys")) {
+		int secs = atoi(argv[2]), rms = argc == 4 ? atoi(argv[3]) : 100;
 
-		if (secs >= 4 && secs <= 3600)
-			return test_phc2sys(secs);
+		if (secs >= 4 && secs <= 3600 && rms >= 1 && rms <= 10000)
+			return test_phc2sys(secs, rms);
 	}
-	fprintf(stderr, "usage: %s dev | phc_ctl | phc2sys SECS (4..3600)\n", argv[0]);
+	fprintf(stderr, "usage: %s dev | phc_ctl | phc2sys SECS (4..3600) [RMS_LIMIT_NS (1..10000, default 100)]\n",
+		argv[0]);
 	return 2;
 }

@@ -24,6 +24,12 @@
  *                      (TSC, HPET) or exactly K (acpi_pm, jiffies)
  *   getres             vDSO clock_getres of the four ids equals the
  *                      syscall's and is > 0
+ *   y2038              CLOCK_TOD_REALTIME set to 2^31 - 4 s and read
+ *                      for 6 s through every entry in turn: no step back,
+ *                      none ahead of the elapsed time by 1 ms, past 2^31
+ *                      at the end; on i386 the 32-bit timespec entry
+ *                      truncates as the legacy syscall does; the clock is
+ *                      put back after
  *   timens             in time namespaces (BOOTTIME +1000 s, then -1000 s
  *                      or as far back as the boot allows; MONOTONIC +500
  *                      s) the tod monotonic clocks move by the BOOTTIME
@@ -75,6 +81,7 @@ static const struct {
 	{ "agree", case_agree, "[SECONDS]" },
 	{ "syscalls", case_syscalls, "zero|one [K]" },
 	{ "getres", case_getres, "" },
+	{ "y2038", case_y2038, "" },
 	{ "timens", case_timens, "" },
 	{ "switch", case_switch, "[SECONDS] [PERIOD_MS]" },
 	{ "hpetpage", case_hpetpage, "" },

@@ -145,6 +145,7 @@ void case_xthread(int argc, char **argv);
 void case_agree(int argc, char **argv);
 void case_syscalls(int argc, char **argv);
 void case_getres(int argc, char **argv);
+void case_y2038(int argc, char **argv);
 void case_timens(int argc, char **argv);
 void case_switch(int argc, char **argv);
 void case_hpetpage(int argc, char **argv);

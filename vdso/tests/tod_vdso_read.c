@@ -378,10 +378,10 @@ void case_getres(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	ksft_set_plan(NTOD);
+	ksft_set_plan(NTOD + 1);
 	show_source();
 	need_vdso();
-	ksft_print_msg("rule: __vdso_clock_getres(id) == clock_getres syscall(id) > 0\n");
+	ksft_print_msg("rule: __vdso_clock_getres(id) == clock_getres syscall(id) > 0, and 0 for a NULL res\n");
 	for (k = 0; k < NTOD; k++) {
 		memset(&s, 0xff, sizeof(s));
 		memset(&v, 0xff, sizeof(v));
@@ -392,6 +392,163 @@ void case_getres(int argc, char **argv)
 				 "%s: vDSO %lld ns (ret %d), syscall %lld ns (ret %d)\n", tods[k].name,
 				 rv ? -1LL : (long long)ts_ns(&v), rv, rs ? -1LL : (long long)ts_ns(&s), rs);
 	}
+	for (k = 0, rv = 0; k < NTOD && !rv; k++)
+		rv = vs_getres(tods[k].id, NULL);
+	ksft_test_result(!rv, "__vdso_clock_getres(id, NULL) returns 0 for the four ids (%s)\n",
+			 rv ? strerror(-rv) : "ok");
+}
+
+/* --- y2038 ----------------------------------------------------------------- */
+
+/*
+ * CLOCK_TOD_REALTIME set 4 s short of 2^31 s (2038-01-19 03:14:08 UTC) and
+ * read across it for 6 s through every entry that serves it: the tod
+ * entry, the stock clock_gettime entry (clock_gettime64 on i386), the C
+ * library and the system call, in turn. Each reading must follow the one
+ * before (no step back, none ahead of the elapsed time by more than 1 ms),
+ * the last ones must be past 2^31. On i386 the old 32-bit timespec entry
+ * is also read between two calls of the legacy 32-bit system call, and
+ * must truncate as it does: the same seconds modulo 2^32, in order. Then
+ * the clock is put back where it was against CLOCK_REALTIME.
+ */
+#define Y2038_SECS	6
+
+static int y2038_read(int e, int64_t *v)
+{
+	struct timespec ts;
+
+	switch (e) {
+	case 0:
+		return vdso_ns(vt_cgt, CLOCK_TOD_REALTIME, v);
+	case 1:
+		return vdso_ns(vs_cgt, CLOCK_TOD_REALTIME, v);
+	case 2:
+		if (clock_gettime(CLOCK_TOD_REALTIME, &ts))
+			return -errno;
+		*v = ts_ns(&ts);
+		return 0;
+	default:
+		return sys_ns(CLOCK_TOD_REALTIME, v);
+	}
+}
+
+#ifdef __i386__
+/* The legacy clock_gettime (32-bit time_t), its seconds as unsigned: ns. */
+static int sys32_ns(int64_t *v)
+{
+	struct { int32_t tv_sec, tv_nsec; } o;
+
+	if (syscall(SYS_clock_gettime, CLOCK_TOD_REALTIME, &o))
+		return -errno;
+	*v = (int64_t)(uint32_t)o.tv_sec * NSEC_PER_SEC + o.tv_nsec;
+	return 0;
+}
+#endif
+
+void case_y2038(int argc, char **argv)
+{
+	static const char *const names[] = { "__vdso_tod_clock_gettime", VS_CGT_NAME,
+					     "glibc clock_gettime", "clock_gettime64 syscall" };
+	const int64_t roll = (int64_t)1 << 31;
+	int64_t off, v, prev = -1, rb, ra = 0, rbprev = 0, r0, last = 0, ahead = 0, back = 0;
+	long n = 0, errs = 0, nback = 0;
+#ifdef __i386__
+	long order32 = 0, n32 = 0;
+#endif
+	struct timespec ts;
+	int e, ret;
+
+	(void)argc;
+	(void)argv;
+#ifdef __i386__
+	ksft_set_plan(4);
+#else
+	ksft_set_plan(3);
+#endif
+	show_source();
+	need_vdso();
+	if (sys_ns(CLOCK_TOD_REALTIME, &off) || sys_ns(CLOCK_REALTIME, &v))
+		ksft_exit_fail_msg("clock_gettime: %s\n", strerror(errno));
+	off -= v;
+	ts = ns_ts((roll - 4) * NSEC_PER_SEC);
+	if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
+		ksft_exit_fail_msg("clock_settime(CLOCK_TOD_REALTIME, 2^31 - 4 s): %s (needs CAP_SYS_TIME)\n",
+				   strerror(errno));
+	ksft_print_msg("rule: CLOCK_TOD_REALTIME from 2^31 - 4 s for %d s through %zu entries in turn: no step back, none more than 1 ms ahead of the elapsed time, past 2^31 at the end\n",
+		       Y2038_SECS, ARRAY_SIZE(names));
+	/*
+	 * Each reading lies between raw readings rb and ra taken around it, so
+	 * two readings may differ by at most ra - rbprev: a preemption next to
+	 * a reading widens that window rather than narrowing it.
+	 */
+	r0 = raw_ns();
+	for (; ra - r0 < Y2038_SECS * NSEC_PER_SEC; n++) {
+		e = n % ARRAY_SIZE(names);
+		rb = raw_ns();
+		ret = y2038_read(e, &v);
+		ra = raw_ns();
+		if (ret) {
+			if (!errs++)
+				ksft_print_msg("%s: %s\n", names[e], strerror(-ret));
+			continue;
+		}
+		if (prev >= 0 && v < prev) {
+			if (!nback++)
+				ksft_print_msg("%s: %lld ns back, at %lld ns\n", names[e],
+					       (long long)(prev - v), (long long)v);
+			if (prev - v > back)
+				back = prev - v;
+		}
+		if (prev >= 0 && v - prev - (ra - rbprev) > ahead)
+			ahead = v - prev - (ra - rbprev);
+		prev = v;
+		rbprev = rb;
+		last = v;
+#ifdef __i386__
+		if (e == 0) {
+			int64_t a = 0, w, b = 0, sec, nsec;
+
+			if (sys32_ns(&a) || vdso_ns(vs_cgt32, CLOCK_TOD_REALTIME, &w) ||
+			    sys32_ns(&b)) {
+				errs++;
+				continue;
+			}
+			/* vdso_ns() sign-extended the 32-bit seconds: take them modulo 2^32 */
+			sec = w / NSEC_PER_SEC;
+			nsec = w % NSEC_PER_SEC;
+			if (nsec < 0) {
+				sec--;
+				nsec += NSEC_PER_SEC;
+			}
+			w = (int64_t)(uint32_t)sec * NSEC_PER_SEC + nsec;
+			n32++;
+			if (a > w || w > b) {
+				if (!order32++)
+					ksft_print_msg("32-bit timespec: legacy syscall %lld, vDSO %lld, legacy syscall %lld ns\n",
+						       (long long)a, (long long)w, (long long)b);
+			}
+		}
+#endif
+	}
+	/* put the clock back where it was against CLOCK_REALTIME */
+	if (sys_ns(CLOCK_REALTIME, &v))
+		ksft_exit_fail_msg("clock_gettime(CLOCK_REALTIME): %s\n", strerror(errno));
+	ts = ns_ts(v + off);
+	if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
+		ksft_exit_fail_msg("putting CLOCK_TOD_REALTIME back: %s\n", strerror(errno));
+
+	ksft_test_result(!errs && !nback, "%ld readings across 2^31 s, %ld errors, %ld steps back (most %lld ns)\n",
+			 n, errs, nback, (long long)back);
+	ksft_test_result(ahead <= 1000000, "most ahead of the elapsed time: %lld ns (limit 1 ms)\n",
+			 (long long)ahead);
+	ksft_test_result(last / NSEC_PER_SEC >= roll + Y2038_SECS - 5,
+			 "last reading %lld s, 2^31 = %lld s\n", (long long)(last / NSEC_PER_SEC),
+			 (long long)roll);
+#ifdef __i386__
+	ksft_test_result(n32 > 0 && !order32,
+			 "old 32-bit timespec entry within the legacy syscall's readings, modulo 2^32: %ld of %ld out of order\n",
+			 order32, n32);
+#endif
 }
 
 /* --- lib ------------------------------------------------------------------- */

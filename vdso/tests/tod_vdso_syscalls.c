@@ -27,7 +27,7 @@
 /* --- syscalls -------------------------------------------------------------- */
 
 enum entry { E_EMPTY, E_GETPPID, E_TOD_GTOD, E_LIB_GTOD, E_LIB_CGT, E_STOCK_VDSO,
-	     E_STOCK_VDSO32, E_GLIBC };
+	     E_STOCK_VDSO32, E_GLIBC, E_STOCK_GETRES };
 
 static const char *const entry_name[] = {
 	[E_EMPTY] = "empty window",
@@ -38,6 +38,7 @@ static const char *const entry_name[] = {
 	[E_STOCK_VDSO] = VS_CGT_NAME,
 	[E_STOCK_VDSO32] = "stock __vdso_clock_gettime (32-bit timespec)",
 	[E_GLIBC] = "glibc clock_gettime",
+	[E_STOCK_GETRES] = "stock __vdso_clock_getres",
 };
 
 /* K calls of one entry; returns the number that failed. */
@@ -72,6 +73,9 @@ static long run_entry(enum entry e, clockid_t clk, long k)
 			break;
 		case E_GLIBC:
 			fails += clock_gettime(clk, &ts) != 0;
+			break;
+		case E_STOCK_GETRES:
+			fails += vs_getres(clk, &ts) != 0;
 			break;
 		}
 	}
@@ -135,9 +139,10 @@ void case_syscalls(int argc, char **argv)
 {
 	static const enum entry gtod[] = { E_TOD_GTOD, E_LIB_GTOD };
 #ifdef __i386__
-	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_STOCK_VDSO32, E_GLIBC };
+	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_STOCK_VDSO32, E_GLIBC,
+					     E_STOCK_GETRES };
 #else
-	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_GLIBC };
+	static const enum entry per_id[] = { E_LIB_CGT, E_STOCK_VDSO, E_GLIBC, E_STOCK_GETRES };
 #endif
 	long k, fails, want, over_fails;
 	long long over, c;
@@ -166,7 +171,7 @@ void case_syscalls(int argc, char **argv)
 	 * makes exactly one syscall per call of gettimeofday and the two high
 	 * resolution ids. The coarse ids need no counter: they are served from
 	 * the data page in every mode (as the stock vDSO serves its coarse
-	 * clocks), so they make none.
+	 * clocks), so they make none; nor does clock_getres, in any mode.
 	 */
 	ksft_print_msg("rule: %ld calls of each entry make exactly %ld syscalls ('%s' mode; coarse ids: 0); libtod calls __vdso_tod_*\n",
 		       k, want, argv[2]);
@@ -177,7 +182,9 @@ void case_syscalls(int argc, char **argv)
 	}
 	for (i = 0; i < NTOD; i++) {
 		for (j = 0; j < (int)ARRAY_SIZE(per_id); j++) {
-			long w = tods[i].id >= CLOCK_TOD_REALTIME_COARSE ? 0 : want;
+			/* the coarse ids and every resolution come from the page */
+			long w = tods[i].id >= CLOCK_TOD_REALTIME_COARSE ||
+				 per_id[j] == E_STOCK_GETRES ? 0 : want;
 
 			c = count_window(fd, per_id[j], tods[i].id, k, &fails) - over;
 			ksft_test_result(c == w && !fails,
@@ -249,6 +256,12 @@ static void ns_child(struct ns_seen *s)
 				s->err++;
 			else
 				ns_note(s, k, v);
+#ifdef __i386__
+			if (vdso_ns(vs_cgt32, tods[k].id, &v))
+				s->err++;
+			else
+				ns_note(s, k, v);
+#endif
 			if (sys_ns(tods[k].id, &v))
 				s->err++;
 			else

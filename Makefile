@@ -98,7 +98,8 @@ KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp inconsistency-check)
 # teaches the tod ids: built by its Makefile, dynamically linked (it finds
 # the vDSO with dlopen; scripts/initramfs.sh adds the libraries), and a
 # second time as a 32-bit program for the compat vDSO.
-KST_VDSO := $(GBIN)/tests/vdso_test_correctness $(GBIN)/tests/vdso_test_correctness32
+KST_VDSO := $(GBIN)/tests/vdso_test_correctness $(GBIN)/tests/vdso_test_correctness32 \
+	$(GBIN)/tests/bracket2ktap
 GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod_vdso32 \
 	$(GUEST_C_TESTS) $(KST_TIMERS) $(KST_VDSO)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
@@ -182,6 +183,11 @@ $(GBIN)/tests/vdso_test_correctness: $(KST_VDSO_DEPS)
 	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/vDSO OUTPUT=$(abspath $(@D)) CC="$(CC)" \
 		USERCFLAGS=-Werror $(abspath $@)
+
+# it reports "[OK]"/"[FAIL]", not KTAP: the harness counts it through this
+$(GBIN)/tests/bracket2ktap: guest/tests/bracket2ktap.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 $(GBIN)/tests/vdso_test_correctness32: $(KST_VDSO_DEPS)
 	@mkdir -p $(GBIN)/kst32
@@ -287,7 +293,8 @@ series-check: tree
 	@scripts/series-check.sh
 
 shellcheck:
-	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh
+	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \
+		guest/tests/bracket2ktap.sh
 
 clean:
 	rm -rf $(KOUT) $(GBIN) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* $(BUILD)/*.log

@@ -512,7 +512,8 @@ else
 fi
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
-	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh"; then
+	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh" \
+		"$TOP/guest/tests/bracket2ktap.sh"; then
 	ok "shellcheck: every script is clean"
 else
 	notok "shellcheck: fix the findings above"

@@ -17,7 +17,9 @@
  * includes, these are the kernel's own, compiled as they are:
  *
  *	<vdso/tod.h>		the page layout, tod_vdso_read_begin/retry()
- *	<vdso/math64.h>		__iter_div_u64_rem()
+ *	<vdso/math64.h>		__iter_div_u64_rem(), mul_u64_u32_add_u64_shr()
+ *				(its 128-bit form, as in the x86-64 kernel:
+ *				CONFIG_ARCH_SUPPORTS_INT128 below)
  *	<vdso/processor.h>	cpu_relax() (rep; nop), via <asm/vdso/processor.h>
  *
  * and these are replaced by this file: their include guards are defined
@@ -34,6 +36,7 @@
  *	<vdso/gettime.h>	prototypes of the stock __vdso_* entry points
  *	<asm/barrier.h>		x86 alternatives; smp_rmb()/smp_wmb() are
  *				barrier() on x86-64 (TSO), as below
+ *	<linux/build_bug.h>	static_assert(), as C11's _Static_assert
  *	"extable.h"		the vDSO exception table (see below)
  *
  * The exception table: vtod_gettime.c reads the HPET through an asm
@@ -65,6 +68,11 @@
 #define _VDSO_GETTIME_H
 #define _ASM_X86_BARRIER_H
 #define __VDSO_EXTABLE_H
+#define _LINUX_BUILD_BUG_H
+
+#include <stddef.h>		/* offsetof */
+#define static_assert(expr, ...)	_Static_assert(expr, #expr)
+#define CONFIG_ARCH_SUPPORTS_INT128	1
 
 /* <linux/types.h>, <linux/compiler*.h> */
 typedef uint8_t u8;

@@ -87,11 +87,12 @@ kernel-kcsan: tree
 # The programs of guest/tests/, each built from the .c file of its name: a
 # new one needs its name here to be built (guest/tests.list runs it).
 GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc tod_adjtimex \
-	tod_leap tod_fuzz tod_unstable tod_unregister tod_ntp_parity tod_hotplug)
+	tod_fuzz tod_unstable tod_unregister tod_hotplug)
 # The series' own kernel selftests (tools/testing/selftests/timers/, added
 # by kernel-patches/), built from the tree as 'make -C
 # tools/testing/selftests TARGETS=timers' builds them, but static.
-KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp inconsistency-check)
+KST_TIMERS := $(addprefix $(GBIN)/tests/,tod_clocks tod_ptp tod_ntp_parity tod_leap \
+	inconsistency-check)
 # tod_vdso32: tod_vdso as a 32-bit program (the compat vDSO, vdso32), with
 # a 64-bit time_t as 32-bit programs that outlive 2038 are built.
 # The vDSO's own selftest (tools/testing/selftests/vDSO), which the series
@@ -169,8 +170,10 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDS
 	$(CC) $(CFLAGS) $(VDSO_INC) -Iguest/tests -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 # (removed first: the sub-make knows only the .c file, not what else changed)
+$(GBIN)/tests/tod_leap: $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 $(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(SELFTESTS)/timers/Makefile \
-		$(SELFTESTS)/lib.mk $(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
+		$(SELFTESTS)/timers/tod_common.h $(SELFTESTS)/lib.mk \
+		$(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
 	@mkdir -p $(@D)
 	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \

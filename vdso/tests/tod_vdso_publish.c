@@ -137,11 +137,9 @@ void case_publish(int argc, char **argv)
 
 		ret = pub_tick(flips & 1 ? PUB_TICK_LO : PUB_TICK_HI);
 		/*
-		 * The hook delayed the publish: the call took about that long
-		 * at least. The kernel's udelay() counts TSC cycles at its
-		 * tsc_khz, which under TCG can be 0.1 % off the raw clock
-		 * this measures with (one call in 715 measured short once):
-		 * 90 % of it proves the delay ran.
+		 * The hook delayed the publish: the call took that long at
+		 * least. The hook waits on CLOCK_MONOTONIC_RAW, as this
+		 * measures; 90 % of it leaves room for the two clocks' reads.
 		 */
 		t0 = raw_ns() - t0;
 		late += t0 >= PUB_DELAY_US * 900LL;

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-need_cmd cpio ldd
+need_cmd cpio ldd readelf od
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | tail -c 3)" = ELF ]; }
 if ! [ -x "$BUSYBOX" ] || ! is_elf "$BUSYBOX" || ldd "$BUSYBOX" >/dev/null 2>&1; then
@@ -25,11 +25,41 @@ cp "$BUSYBOX" "$root/bin/busybox"
 	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
 done
 
-# copy_libs BINARY: every library ldd resolves for it (32-bit ones too).
+is_elf32() { [ "$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
+is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
+
+# copy_libs32 BINARY: a 32-bit program's interpreter and the libraries it
+# needs, found in /lib32 as the i386 loader finds them. Without ldd: ldd
+# runs the program's loader, and a host kernel without IA32 emulation
+# cannot ("Exec format error").
+copy_libs32() {
+	local interp todo name path
+	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
+	[ -e "$interp" ] || die "$1 wants $interp, which is not here: run 'make deps' (gcc-multilib)"
+	mkdir -p "$root$(dirname "$interp")" "$root/lib32"
+	[ -e "$root$interp" ] || cp -L "$interp" "$root$interp"
+	todo=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+	while [ -n "$todo" ]; do
+		name=${todo%%$'\n'*}
+		[ "$name" = "$todo" ] && todo= || todo=${todo#*$'\n'}
+		[ -e "$root/lib32/$name" ] && continue
+		path=/lib32/$name
+		[ -e "$path" ] || die "$1 needs $name, not found in /lib32: run 'make deps' (gcc-multilib)"
+		cp -L "$path" "$root/lib32/$name"
+		todo=$(printf '%s\n%s' "$todo" "$(readelf -d "$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')" |
+			sed '/^$/d')
+	done
+}
+
+# copy_libs BINARY: every library a dynamic program loads.
 copy_libs() {
 	local bin=$1 lib libs
+	if is_elf32 "$bin"; then
+		copy_libs32 "$bin"
+		return
+	fi
 	libs=$(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }') ||
-		die "ldd $bin failed: for a 32-bit program, run 'make deps' (gcc-multilib)"
+		die "ldd $bin failed: run 'make deps'"
 	for lib in $libs; do
 		mkdir -p "$root$(dirname "$lib")"
 		[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
@@ -64,8 +94,7 @@ install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
 cp -a "$BUILD/guest-bin/tests/." "$root/tests/"
 # the tests that are not static (the vDSO's selftest uses dlopen)
 for t in "$root"/tests/*; do
-	# ldd fails on a static program ("not a dynamic executable")
-	if [ -f "$t" ] && is_elf "$t" && ldd "$t" >/dev/null 2>&1; then
+	if [ -f "$t" ] && is_elf "$t" && is_dynamic "$t"; then
 		copy_libs "$t"
 	fi
 done

@@ -261,12 +261,22 @@ static inline int tod_set_source(const char *name)
 #define STOCK_CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 /*
+ * The stock clocksource that counts what the tod source NAME counts: the
+ * same name, but for the PIT, which stock registers only where it is the
+ * tick: a PC divides the PIT's and the HPET's clocks from one 14.31818 MHz
+ * crystal, and QEMU counts both on its virtual clock.
+ */
+static inline const char *stock_counterpart(const char *name)
+{
+	return strcmp(name, "pit") ? name : "hpet";
+}
+
+/*
  * Make the stock timekeeping count the same hardware counter as the tod
- * source NAME (tsc, hpet and acpi_pm have the same names in both cores), so
- * that comparing the two cores' rates measures their arithmetic, not the
- * guest's TSC calibration: under TCG the refined TSC frequency has been
- * 21 ppm off in a boot, and the stock clocks then run 21 ppm off an HPET
- * that is exact. The old name goes to OLD (LEN bytes). Returns 0 or -errno.
+ * source NAME (stock_counterpart()), so that comparing the two cores'
+ * rates measures their arithmetic, not the guest's TSC calibration: under
+ * TCG the refined TSC frequency has been 21 ppm off in a boot, and the
+ * stock clocks then run 21 ppm off an HPET that is exact. The old name goes to OLD (LEN bytes). Returns 0 or -errno.
  */
 static inline int stock_clocksource_like(const char *name, char *old, size_t len)
 {
@@ -281,7 +291,7 @@ static inline int stock_clocksource_like(const char *name, char *old, size_t len
 		return n ? -errno : -EIO;
 	old[n] = 0;
 	old[strcspn(old, "\n")] = 0;
-	return write_file(STOCK_CLOCKSOURCE, name);
+	return write_file(STOCK_CLOCKSOURCE, stock_counterpart(name));
 }
 
 #endif

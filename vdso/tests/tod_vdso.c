@@ -21,7 +21,7 @@
  *                      within 10 ppm of CLOCK_MONOTONIC_RAW
  *   syscalls zero|one [K]  syscalls made by K calls of every entry, counted
  *                      on the raw_syscalls:sys_enter tracepoint: exactly 0
- *                      (TSC, HPET) or exactly K (acpi_pm, jiffies)
+ *                      (TSC, HPET) or exactly K (acpi_pm, pit, jiffies)
  *   getres             vDSO clock_getres of the four ids equals the
  *                      syscall's and is > 0
  *   y2038              CLOCK_TOD_REALTIME set to 2^31 - 4 s and read

@@ -31,7 +31,7 @@
  * rule is
  *     tod - r1 <= max over earlier readings (tod' - r0') + slack,
  * slack = 2 us + (r + 5 ppm) of the time since the start, r the fastest
- * rate against the raw clock measured for tsc, hpet and acpi_pm before the
+ * rate against the raw clock measured for tsc, hpet, acpi_pm and pit before the
  * storm (1 s each): the sources are different oscillators, and the raw
  * clock's TSC calibration has been 21 ppm off the HPET in a boot; 5 ppm
  * covers the error of those 1 s measurements. No allowance is made for jiffies: its tod
@@ -149,7 +149,7 @@ static void *sw_thread(void *arg)
 
 void case_switch(int argc, char **argv)
 {
-	static const char *const order[] = { "tsc", "hpet", "acpi_pm", "jiffies" };
+	static const char *const order[] = { "tsc", "hpet", "acpi_pm", "pit", "jiffies" };
 	long secs = arg_long(argc, argv, 2, 10, 1, 3600);
 	long period = arg_long(argc, argv, 3, 100, 1, 60000);
 	const char *rot[ARRAY_SIZE(order)], *first;
@@ -173,7 +173,7 @@ void case_switch(int argc, char **argv)
 		}
 	}
 	if (nrot < 2)
-		ksft_exit_fail_msg("fewer than two of tsc, hpet, acpi_pm, jiffies are available\n");
+		ksft_exit_fail_msg("fewer than two of tsc, hpet, acpi_pm, pit, jiffies are available\n");
 	if (geteuid()) {
 		skip_rest("writing current_timesource needs root");
 		return;
@@ -226,7 +226,7 @@ void case_switch(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if (loss[i].n)
 			ksft_print_msg("time lost per switch%s: mean %.1f us, from %.1f to %.1f us (%ld switches)\n",
-				       i ? " to or from jiffies" : " between tsc, hpet, acpi_pm",
+				       i ? " to or from jiffies" : " between tsc, hpet, acpi_pm, pit",
 				       loss[i].sum / 1e3 / loss[i].n, loss[i].least / 1e3,
 				       loss[i].most / 1e3, loss[i].n);
 	/*
@@ -306,7 +306,7 @@ void case_switch(int argc, char **argv)
 	ksft_test_result(loss[0].n && loss[0].most <= SW_LOSS_MAX && loss[0].least >= -SW_GAIN_MAX &&
 			 (!loss[1].n || (loss[1].most <= 2 * tick + SW_LOSS_MAX &&
 					 loss[1].least >= -2 * tick - SW_GAIN_MAX)),
-			 "a switch loses at most %d us and gains at most %d us (two ticks of %lld us more either way with jiffies): between tsc, hpet, acpi_pm %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
+			 "a switch loses at most %d us and gains at most %d us (two ticks of %lld us more either way with jiffies): between tsc, hpet, acpi_pm, pit %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
 			 SW_LOSS_MAX / 1000, SW_GAIN_MAX / 1000, (long long)tick / 1000,
 			 loss[0].least / 1e3, loss[0].most / 1e3, loss[1].least / 1e3, loss[1].most / 1e3);
 	ksft_test_result(!ret && !tod_sysfs_read("current_timesource", now, sizeof(now)) &&

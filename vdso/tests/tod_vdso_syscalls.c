@@ -167,7 +167,7 @@ void case_syscalls(int argc, char **argv)
 	need_vdso();
 	want = one ? k : 0;
 	/*
-	 * 'one': on acpi_pm and jiffies the vDSO cannot read the counter and
+	 * 'one': on acpi_pm, pit and jiffies the vDSO cannot read the counter and
 	 * makes exactly one syscall per call of gettimeofday and the two high
 	 * resolution ids. The coarse ids need no counter: they are served from
 	 * the data page in every mode (as the stock vDSO serves its coarse

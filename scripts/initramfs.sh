@@ -28,27 +28,30 @@ done
 is_elf32() { [ "$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
 is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
 
-# copy_libs32 BINARY: a 32-bit program's interpreter and the libraries it
-# needs, found in /lib32 as the i386 loader finds them. Without ldd: ldd
-# runs the program's loader, and a host kernel without IA32 emulation
-# cannot ("Exec format error").
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# copy_needed32 FILE: the libraries a 32-bit FILE needs, and theirs, from
+# /lib32 (where the i386 loader looks) to the image's /lib32.
+copy_needed32() {
+	local name
+	for name in $(needed "$1"); do
+		[ -e "$root/lib32/$name" ] && continue
+		[ -e "/lib32/$name" ] || die "$1 needs $name, not found in /lib32: run 'make deps' (gcc-multilib)"
+		cp -L "/lib32/$name" "$root/lib32/$name"
+		copy_needed32 "/lib32/$name"
+	done
+}
+
+# copy_libs32 BINARY: a 32-bit program's interpreter and libraries. Without
+# ldd: ldd runs the program's loader, and a host kernel without IA32
+# emulation cannot ("Exec format error").
 copy_libs32() {
-	local interp todo name path
+	local interp
 	interp=$(readelf -l "$1" | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
 	[ -e "$interp" ] || die "$1 wants $interp, which is not here: run 'make deps' (gcc-multilib)"
 	mkdir -p "$root$(dirname "$interp")" "$root/lib32"
 	[ -e "$root$interp" ] || cp -L "$interp" "$root$interp"
-	todo=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-	while [ -n "$todo" ]; do
-		name=${todo%%$'\n'*}
-		[ "$name" = "$todo" ] && todo= || todo=${todo#*$'\n'}
-		[ -e "$root/lib32/$name" ] && continue
-		path=/lib32/$name
-		[ -e "$path" ] || die "$1 needs $name, not found in /lib32: run 'make deps' (gcc-multilib)"
-		cp -L "$path" "$root/lib32/$name"
-		todo=$(printf '%s\n%s' "$todo" "$(readelf -d "$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')" |
-			sed '/^$/d')
-	done
+	copy_needed32 "$1"
 }
 
 # copy_libs BINARY: every library a dynamic program loads.

@@ -276,7 +276,8 @@ static inline const char *stock_counterpart(const char *name)
  * source NAME (stock_counterpart()), so that comparing the two cores'
  * rates measures their arithmetic, not the guest's TSC calibration: under
  * TCG the refined TSC frequency has been 21 ppm off in a boot, and the
- * stock clocks then run 21 ppm off an HPET that is exact. The old name goes to OLD (LEN bytes). Returns 0 or -errno.
+ * stock clocks then run 21 ppm off an HPET that is exact. The old name
+ * goes to OLD (LEN bytes). Returns 0 or -errno.
  */
 static inline int stock_clocksource_like(const char *name, char *old, size_t len)
 {

@@ -367,7 +367,7 @@ void case_agree(int argc, char **argv)
 				      ppm, ppm_rt, secs);
 	else
 		ksft_test_result(ppm > -10 && ppm < 10,
-				 "vDSO CLOCK_TOD_REALTIME rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s too) over %ld s: %+.3f ppm (limit 10; vs CLOCK_REALTIME %+.3f)\n",
+				 "vDSO CLOCK_TOD_REALTIME rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %ld s: %+.3f ppm (limit 10; vs CLOCK_REALTIME %+.3f)\n",
 				 stock_counterpart(cur), secs, ppm, ppm_rt);
 }
 

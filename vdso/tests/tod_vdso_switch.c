@@ -48,9 +48,16 @@ struct sw_reader {
 	long n, errors, inv[2], jumps[2];
 	int64_t worst[2];		/* largest step - elapsed seen, ns */
 	int64_t ahead[2];		/* largest (tod - r1) - high-water mark, ns */
+	atomic_int ready;		/* SW_READY readings made */
 };
 
+/* readings each reader makes on the first source before the rotation starts */
+#define SW_READY	1000
+
 static atomic_int sw_stop;
+/* rotation index of the current source, -1 while a switch is in progress */
+static atomic_int sw_cur = -1;
+static const char *sw_names[8];
 static int64_t sw_start;		/* raw clock when the readers start */
 static double sw_ppm = 5;		/* the fastest source's rate + 5 ppm */
 
@@ -98,7 +105,8 @@ static void *sw_thread(void *arg)
 	struct sw_reader *r = arg;
 	int64_t prev[2] = { 0, 0 }, now[2], r0, r1, prev_r0 = 0, el, d;
 	int64_t hw[2] = { INT64_MIN, INT64_MIN };	/* max earlier tod - r0 */
-	int have = 0, i;
+	int64_t hw_at[2] = { 0, 0 };	/* ... and when it was set */
+	int hw_src[2] = { -1, -1 }, have = 0, i, src, src1;
 
 	if (pin_cpu(r->cpu)) {
 		ksft_print_msg("sched_setaffinity(cpu%d): %s\n", r->cpu, strerror(errno));
@@ -108,6 +116,7 @@ static void *sw_thread(void *arg)
 	r->worst[0] = r->worst[1] = INT64_MIN;
 	r->ahead[0] = r->ahead[1] = INT64_MIN;
 	while (!atomic_load_explicit(&sw_stop, memory_order_relaxed)) {
+		src = atomic_load(&sw_cur);
 		r0 = raw_ns();
 		/* every other reading by the system call */
 		if ((r->n & 1) ? (now[0] = ns_of(sw_ids[0])) < 0 || (now[1] = ns_of(sw_ids[1])) < 0
@@ -118,6 +127,9 @@ static void *sw_thread(void *arg)
 			continue;
 		}
 		r1 = raw_ns();
+		src1 = atomic_load(&sw_cur);
+		if (src1 != src)
+			src = -1;
 		if (have) {
 			el = r1 - prev_r0;
 			for (i = 0; i < 2; i++) {
@@ -126,9 +138,12 @@ static void *sw_thread(void *arg)
 					ksft_print_msg("cpu%d: clock %d stepped back %lld ns\n",
 						       r->cpu, sw_ids[i], (long long)-d);
 				if (now[i] - r1 - hw[i] > sw_slack(r1) && !r->jumps[i]++)
-					ksft_print_msg("cpu%d: clock %d jumped %lld ns in %lld ns elapsed, %lld ns ahead of its earlier readings\n",
+					ksft_print_msg("cpu%d: clock %d jumped %lld ns in %lld ns elapsed, %lld ns ahead of its earlier readings, at %.6f s on %s (the most ahead of them at %.6f s on %s)\n",
 						       r->cpu, sw_ids[i], (long long)d, (long long)el,
-						       (long long)(now[i] - r1 - hw[i]));
+						       (long long)(now[i] - r1 - hw[i]),
+						       (r1 - sw_start) / 1e9, src < 0 ? "?" : sw_names[src],
+						       (hw_at[i] - sw_start) / 1e9,
+						       hw_src[i] < 0 ? "?" : sw_names[hw_src[i]]);
 				if (now[i] - r1 - hw[i] > r->ahead[i])
 					r->ahead[i] = now[i] - r1 - hw[i];
 				if (d - el > r->worst[i])
@@ -136,13 +151,17 @@ static void *sw_thread(void *arg)
 			}
 		}
 		for (i = 0; i < 2; i++)
-			if (now[i] - r0 > hw[i])
+			if (now[i] - r0 > hw[i]) {
 				hw[i] = now[i] - r0;
+				hw_at[i] = r0;
+				hw_src[i] = src;
+			}
 		prev[0] = now[0];
 		prev[1] = now[1];
 		prev_r0 = r0;
 		have = 1;
-		r->n++;
+		if (++r->n == SW_READY)
+			atomic_store(&r->ready, 1);
 	}
 	return NULL;
 }
@@ -241,6 +260,11 @@ void case_switch(int argc, char **argv)
 	}
 	if ((ret = set_source(first)))
 		ksft_exit_fail_msg("switching to %s: %s\n", first, strerror(-ret));
+	for (c = 0; c < nrot; c++) {
+		sw_names[c] = rot[c];
+		if (!strcmp(rot[c], first))
+			atomic_store(&sw_cur, c);
+	}
 	ksft_print_msg("rule: %d readers, rotation every %ld ms for %ld s; no step back, never ahead of earlier readings + elapsed + 2 us + %.1f ppm of the run\n",
 		       ncpus, period, secs, sw_ppm);
 	sw_start = raw_ns();
@@ -254,11 +278,27 @@ void case_switch(int argc, char **argv)
 		if (ret)
 			ksft_exit_fail_msg("pthread_create: %s\n", strerror(ret));
 	}
+	/*
+	 * The rotation starts once every reader has read the first source:
+	 * a reader whose first reading came after a switch to jiffies would
+	 * take the clock standing until the first count for the time (see
+	 * tod_start_at_tick()) and call the count's catch-up a jump.
+	 */
+	end = raw_ns() + 10 * NSEC_PER_SEC;
+	for (c = 0; c < ncpus; c++) {
+		while (!atomic_load(&rd[c].ready) && raw_ns() < end)
+			usleep(1000);
+		if (!atomic_load(&rd[c].ready))
+			ksft_exit_fail_msg("cpu%d's reader made fewer than %d readings in 10 s: is the CPU starved?\n",
+					   rd[c].cpu, SW_READY);
+	}
 	end = raw_ns() + secs * NSEC_PER_SEC;
 	for (i = start; raw_ns() < end; i++) {
 		const char *to = rot[i % nrot];
 
+		atomic_store(&sw_cur, -1);
 		ret = set_source(to);
+		atomic_store(&sw_cur, i % nrot);
 		if (ret || tod_sysfs_read("current_timesource", now, sizeof(now)) ||
 		    strcmp(now, to)) {
 			if (!failed++)

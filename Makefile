@@ -9,9 +9,11 @@ KSRC := $(BUILD)/linux
 KOUT := $(BUILD)/kbuild
 KOUT_DEBUG := $(BUILD)/kbuild-debug
 KOUT_KCSAN := $(BUILD)/kbuild-kcsan
+KOUT_I386 := $(BUILD)/kbuild-i386
 FRAG := $(TOP)/guest/kernel.config
 RESULTS := $(BUILD)/results
 GBIN := $(BUILD)/guest-bin
+GBIN32 := $(BUILD)/guest-bin32
 SELFTESTS := $(KSRC)/tools/testing/selftests
 export TOP BUILD KSRC KOUT RESULTS
 
@@ -28,7 +30,8 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel kernel-debug kernel-kcsan check test-kcsan debug-check guest-bin initramfs test bench bench-notes bench-host shell run patches \
+.PHONY: help deps tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
+	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check shellcheck clean distclean
 
 help:
@@ -39,6 +42,8 @@ help:
 	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
 	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
+	@echo "  make test-i386   one boot of the i386 kernel (qemu-system-i386) with KUnit and the tests"
+	@echo "                   tagged i386, 32-bit programs (not part of 'make test')"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
@@ -55,7 +60,9 @@ help:
 	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
 	@echo "  make kernel-debug / kernel-kcsan   the same plus guest/kernel-{debug,kcsan}.config,"
 	@echo "                   in build/kbuild-debug, build/kbuild-kcsan"
+	@echo "  make kernel-i386 the guest kernel for i386 (+ guest/kernel-i386.config), in build/kbuild-i386"
 	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
+	@echo "  make initramfs-i386  the i386 guest's: i386 busybox, the 32-bit tests (build/initramfs-i386.cpio)"
 	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
 	@echo "  make lint        scripts/checkpatch.pl --strict over the series, then sparse (C=2), W=1 and"
 	@echo "                   kernel-doc -Wall over the files and lines it adds ('make checkpatch': the same)"
@@ -83,6 +90,11 @@ kernel-debug: tree
 kernel-kcsan: tree
 	@KOUT='$(KOUT_KCSAN)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-kcsan.config' scripts/kernel.sh
 
+# The i386 guest kernel: the same tree and fragment, made 32-bit by
+# guest/kernel-i386.config, in its own output directory (ccache shared).
+kernel-i386: tree
+	@KOUT='$(KOUT_I386)' KARCH=i386 FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-i386.config' scripts/kernel.sh
+
 # --- static guest binaries ---------------------------------------------------
 # The programs of guest/tests/, each built from the .c file of its name: a
 # new one needs its name here to be built (guest/tests.list runs it).
@@ -105,7 +117,8 @@ GUEST_TESTS := $(GBIN)/tests/vdso_order $(GBIN)/tests/tod_vdso $(GBIN)/tests/tod
 	$(GUEST_C_TESTS) $(KST_TIMERS) $(KST_VDSO)
 GUEST_BENCH := $(GBIN)/bench/gtod $(GBIN)/bench/sections $(GBIN)/bench/retries
 GUEST_LIBS := $(GBIN)/lib/libtod.a $(GBIN)/lib32/libtod.a
-CFLAGS32 = $(CFLAGS) -m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
+M32 := -m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
+CFLAGS32 = $(CFLAGS) $(M32)
 PARSE_VDSO := $(SELFTESTS)/vDSO/parse_vdso.c
 VDSO_INC := -I$(SELFTESTS)/vDSO -I$(SELFTESTS)
 
@@ -145,6 +158,8 @@ TEST_HDRS := guest/tests/todtest.h vdso/tod.h $(SELFTESTS)/kselftest.h
 TEST_INC := -Ivdso -Iguest/tests -I$(SELFTESTS)
 TEST_LINK = $(CC) $(CFLAGS) $(TEST_INC) -o $@ $(filter %.c,$^) $(GBIN)/lib/libtod.a \
 	$(GUEST_LDFLAGS) -lm
+TEST_LINK32 = $(CC) $(CFLAGS32) $(TEST_INC) -o $@ $(filter %.c,$^) $(GBIN)/lib32/libtod.a \
+	$(GUEST_LDFLAGS) -lm
 
 $(GUEST_C_TESTS): $(GBIN)/tests/%: guest/tests/%.c $(TEST_HDRS) $(GBIN)/lib/libtod.a
 	@mkdir -p $(@D)
@@ -160,8 +175,7 @@ $(GBIN)/tests/tod_vdso: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GB
 
 $(GBIN)/tests/tod_vdso32: $(TOD_VDSO_SRCS) vdso/tests/tod_vdso.h $(TEST_HDRS) $(GBIN)/lib32/libtod.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS32) $(TEST_INC) -o $@ $(filter %.c,$^) $(GBIN)/lib32/libtod.a \
-		$(GUEST_LDFLAGS) -lm
+	$(TEST_LINK32)
 
 # vdso_order reads the stock vDSO through the kernel's parser, not libtod
 $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h \
@@ -171,9 +185,9 @@ $(GBIN)/tests/vdso_order: vdso/tests/vdso_order.c $(PARSE_VDSO) $(SELFTESTS)/vDS
 
 # (removed first: the sub-make knows only the .c file, not what else changed)
 $(GBIN)/tests/tod_leap: $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
-$(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(SELFTESTS)/timers/Makefile \
-		$(SELFTESTS)/timers/tod_common.h $(SELFTESTS)/lib.mk \
-		$(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
+KST_TIMERS_DEPS := $(SELFTESTS)/timers/Makefile $(SELFTESTS)/timers/tod_common.h $(SELFTESTS)/lib.mk \
+	$(SELFTESTS)/kselftest_harness.h $(SELFTESTS)/kselftest.h
+$(KST_TIMERS): $(GBIN)/tests/%: $(SELFTESTS)/timers/%.c $(KST_TIMERS_DEPS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
@@ -211,8 +225,50 @@ $(GBIN)/bench/retries: bench/retries.c bench/load.h vdso/tod.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
+# --- the i386 guest's binaries -----------------------------------------------
+# The tests above that make sense on an i386 kernel, as 32-bit static
+# programs under the names the 64-bit ones have, in build/guest-bin32 (the
+# i386 initramfs's /tests): tod_vdso there is the program tod_vdso32 is
+# here, vdso_test_correctness the 32-bit one. Not vdso_order (its
+# __vdso_clock_gettime takes the 32-bit time_t timespec on i386, the
+# program a 64-bit one) nor the bench (scripts/initramfs.sh).
+GUEST_TESTS32 := $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_C_TESTS) $(KST_TIMERS)) \
+	$(addprefix $(GBIN32)/tests/,tod_vdso vdso_test_correctness bracket2ktap)
+
+guest-bin32: tree
+	@$(MAKE) --no-print-directory $(GUEST_TESTS32)
+
+$(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_C_TESTS)): $(GBIN32)/tests/%: guest/tests/%.c $(TEST_HDRS) \
+		$(GBIN)/lib32/libtod.a
+	@mkdir -p $(@D)
+	$(TEST_LINK32)
+
+# (the selftests as their Makefile builds them for i386: -m32; it gives
+# the series' destructive ones a 64-bit time_t)
+$(GBIN32)/tests/tod_leap: $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
+$(patsubst $(GBIN)/%,$(GBIN32)/%,$(KST_TIMERS)): $(GBIN32)/tests/%: $(SELFTESTS)/timers/%.c $(KST_TIMERS_DEPS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
+		USERCFLAGS="-Werror -m32" USERLDFLAGS="-m32 $(GUEST_LDFLAGS)" $(abspath $@)
+
+$(GBIN32)/tests/tod_vdso: $(GBIN)/tests/tod_vdso32
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(GBIN32)/tests/vdso_test_correctness: $(GBIN)/tests/vdso_test_correctness32
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(GBIN32)/tests/bracket2ktap: guest/tests/bracket2ktap.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
 initramfs: guest-bin
 	@scripts/initramfs.sh
+
+initramfs-i386: guest-bin32
+	@KARCH=i386 scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------
 test: kernel kernel-debug initramfs hostcheck
@@ -229,6 +285,11 @@ check: kernel initramfs
 test-kcsan: kernel-kcsan initramfs
 	@ONLY=kcsan scripts/test.sh $(TEST_TIMEOUT)
 	@scripts/debug-check.sh kcsan
+
+# The i386 guest: its kernel and initramfs, one boot (boots.list: i386,
+# on demand) with KUnit and the tests tagged i386 in guest/tests.list.
+test-i386: kernel-i386 initramfs-i386
+	@ONLY=i386 scripts/test.sh $(TEST_TIMEOUT)
 
 # Each class of debug-kernel report (lockdep, KASAN, UBSAN, ...) provoked
 # in one boot of the debug kernel must fail that boot.
@@ -300,7 +361,8 @@ shellcheck:
 		guest/tests/bracket2ktap.sh
 
 clean:
-	rm -rf $(KOUT) $(GBIN) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* $(BUILD)/*.log
+	rm -rf $(KOUT) $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* \
+		$(BUILD)/initramfs-i386.* $(BUILD)/*.log
 
 distclean:
 	rm -rf $(BUILD)

@@ -10,6 +10,49 @@ PKGS=(gcc gcc-multilib libc6-dev make flex bison bc libelf-dev libssl-dev cpio x
 	qemu-system-x86 busybox-static linux-perf hyperfine linuxptp shellcheck
 	gnuplot-nox python3 python3-ply python3-git git perl sparse python3-sphinx python3-yaml)
 
+# The i386 guest's busybox (make initramfs-i386): Debian's busybox-static
+# for i386, unpacked to $BUSYBOX_I386, never installed (the host's is
+# amd64; dpkg gets the i386 architecture only to download it). This host
+# may not run i386 programs, so scripts/initramfs.sh links its applets by
+# the host busybox's list: the two must be the same upstream version.
+busybox_i386() {
+	busybox_i386_ok && return 0
+	if [ "$(id -u)" != 0 ]; then
+		printf "ERROR: no i386 busybox in %s, or not of the host busybox-static's version. Run as root:\n" \
+			"${BUSYBOX_I386#"$TOP"/}" >&2
+		printf '  make deps   (dpkg --add-architecture i386; apt-get update; apt-get download busybox-static:i386; dpkg-deb -x)\n' >&2
+		exit 1
+	fi
+	local tmp deb bin
+	if ! dpkg --print-foreign-architectures | grep -qx i386; then
+		log "deps: dpkg --add-architecture i386 (to download busybox-static:i386; nothing i386 is installed)"
+		dpkg --add-architecture i386 || die "dpkg --add-architecture i386 failed: see the message above"
+		apt-get update -qq || die "apt-get update failed: check the Debian mirror configuration in /etc/apt"
+	fi
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # $tmp is fixed now
+	trap "rm -rf '$tmp'" EXIT
+	log "deps: downloading busybox-static:i386 into ${BUSYBOX_I386#"$TOP"/}"
+	# (as root: apt's _apt user cannot write to the private temporary directory)
+	dl() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:i386); }
+	if ! dl; then
+		apt-get update -qq || die "apt-get update failed: check the Debian mirror configuration in /etc/apt"
+		dl || die "apt-get download busybox-static:i386 failed (above): is the i386 architecture in 'dpkg --print-foreign-architectures' and the mirror reachable?"
+	fi
+	deb=$(find "$tmp" -maxdepth 1 -name 'busybox-static_*_i386.deb' | head -1)
+	[ -n "$deb" ] || die "apt-get download busybox-static:i386 left no .deb in $tmp"
+	dpkg-deb -x "$deb" "$tmp/x" || die "dpkg-deb -x $deb failed: see the message above"
+	bin=$(find "$tmp/x" -type f -name busybox -path '*bin/*' | head -1)
+	if [ -z "$bin" ] || ! readelf -h "$bin" 2>/dev/null | grep -q 'Intel 80386'; then
+		die "busybox-static:i386 holds no i386 busybox (looked for */bin/busybox in $deb)"
+	fi
+	mkdir -p "$(dirname "$BUSYBOX_I386")"
+	install -m 755 "$bin" "$BUSYBOX_I386"
+	dpkg-deb -f "$deb" Version >"$BUSYBOX_I386.version"
+	busybox_i386_ok || die "busybox-static:i386 is $(cat "$BUSYBOX_I386.version"), the host's busybox-static $(dpkg-query -W -f='${Version}' busybox-static): upgrade the host's (apt-get install busybox-static) so that they match"
+	log "deps: i386 busybox $(cat "$BUSYBOX_I386.version") in ${BUSYBOX_I386#"$TOP"/}"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -28,6 +71,7 @@ esac
 
 if [ ${#missing[@]} -eq 0 ] && [ "$src_ok" = 1 ] && [ -f "$KSOURCE_TARBALL" ]; then
 	log "deps: all packages present"
+	busybox_i386
 	exit 0
 fi
 
@@ -59,4 +103,5 @@ log "deps: installing ${missing[*]} ${src_spec[*]}"
 apt-get install -y -qq --reinstall --no-install-recommends "${missing[@]}" "${src_spec[@]}" >/dev/null ||
 	die "apt-get install failed: see the messages above"
 [ -f "$KSOURCE_TARBALL" ] || die "$KSOURCE_TARBALL is missing after installing linux-source-6.12"
+busybox_i386
 log "deps: done"

@@ -255,16 +255,23 @@ lists_ "a boot of a kernel without its fragment (guest/kernel-NAME.config) fails
 lists_ "a boot of a kernel with its fragment passes" 0 "dbg a 10 ./a" "dbg @dbg" ""
 # on-demand boots: never in 'make test', alone when ONLY names them
 all=$(env -u ONLY "$TOP/scripts/test.sh" --list 2>&1 | awk '{ print $1 }' | tr '\n' ' ') || all="(test.sh --list failed: $all)"
-if [[ " $all" == *" default "* && " $all" != *" check "* && " $all" != *" kcsan "* ]]; then
-	ok "test.sh runs no on-demand boot (check, kcsan) unless named: $all"
+if [[ " $all" == *" default "* && " $all" != *" check "* && " $all" != *" kcsan "* &&
+	" $all" != *" i386 "* ]]; then
+	ok "test.sh runs no on-demand boot (check, kcsan, i386) unless named: $all"
 else
-	notok "test.sh runs no on-demand boot (check, kcsan) unless named: it would run $all"
+	notok "test.sh runs no on-demand boot (check, kcsan, i386) unless named: it would run $all"
 fi
 one=$(ONLY=check "$TOP/scripts/test.sh" --list 2>&1) || true
 if [ "$one" = "check build/kbuild " ]; then
 	ok "ONLY=check runs the check boot alone, on the normal kernel"
 else
 	notok "ONLY=check runs the check boot alone, on the normal kernel: it would run '$one'"
+fi
+one=$(ONLY=i386 "$TOP/scripts/test.sh" --list 2>&1) || true
+if [ "$one" = "i386 build/kbuild-i386 " ]; then
+	ok "ONLY=i386 runs the i386 boot alone, on the i386 kernel"
+else
+	notok "ONLY=i386 runs the i386 boot alone, on the i386 kernel: it would run '$one'"
 fi
 lists_ "an on-demand boot of a kernel without its fragment fails" 1 \
 	"dbg a 10 ./a" "dbg on-demand @nosuch" ""

@@ -4,29 +4,50 @@
 # busybox-static, the guest init and test runner, the static test and bench
 # binaries from $BUILD/guest-bin, and Debian's perf and hyperfine with the
 # shared libraries ldd names.
+# KARCH=i386 builds the i386 guest's, $BUILD/initramfs-i386.cpio: the i386
+# busybox (scripts/deps.sh), the init and runner, and the 32-bit tests of
+# $BUILD/guest-bin32; no bench, perf, hyperfine or linuxptp (amd64 only).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 need_cmd cpio ldd readelf od
-BUSYBOX=${BUSYBOX:-/bin/busybox}
 is_elf() { [ "$(head -c 4 "$1" 2>/dev/null | tail -c 3)" = ELF ]; }
-if ! [ -x "$BUSYBOX" ] || ! is_elf "$BUSYBOX" || ldd "$BUSYBOX" >/dev/null 2>&1; then
+is_elf32() { [ "$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
+is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
+
+if [ "$KARCH" = i386 ]; then
+	BUSYBOX=${BUSYBOX:-$BUSYBOX_I386}
+	bins=$BUILD/guest-bin32 root=$BUILD/initramfs-i386.root out=$BUILD/initramfs-i386.cpio
+	target=initramfs-i386
+	[ -x "$BUSYBOX" ] || die "no i386 busybox at $BUSYBOX: run 'make deps' as root"
+	is_elf32 "$BUSYBOX" || die "$BUSYBOX is not a 32-bit program: run 'make deps' as root"
+else
+	BUSYBOX=${BUSYBOX:-/bin/busybox}
+	bins=$BUILD/guest-bin root=$BUILD/initramfs.root out=$BUILD/initramfs.cpio
+	target=initramfs
+fi
+if ! [ -x "$BUSYBOX" ] || ! is_elf "$BUSYBOX" || is_dynamic "$BUSYBOX"; then
 	die "$BUSYBOX is not a static busybox: run 'make deps' (package busybox-static)"
 fi
+[ -d "$bins/tests" ] || die "no test programs in ${bins#"$TOP"/}: run 'make $target'"
 
-root=$BUILD/initramfs.root
-out=$BUILD/initramfs.cpio
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc,tests,bench,guest,extra,job}
 
+# The applets' links, from the busybox's own list. A host that cannot run
+# i386 programs takes the i386 busybox's from the host busybox, of the same
+# version (scripts/deps.sh fetches it so).
 cp "$BUSYBOX" "$root/bin/busybox"
-"$BUSYBOX" --list-full | while read -r app; do
+if ! apps=$("$BUSYBOX" --list-full 2>/dev/null); then
+	if [ "$KARCH" != i386 ] || [ "$BUSYBOX" != "$BUSYBOX_I386" ] || ! busybox_i386_ok; then
+		die "cannot run $BUSYBOX for its list of applets, and it is not the i386 busybox of the host busybox-static's version: run 'make deps' as root"
+	fi
+	apps=$(/bin/busybox --list-full) || die "/bin/busybox --list-full failed: run 'make deps' (busybox-static)"
+fi
+while read -r app; do
 	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
-done
-
-is_elf32() { [ "$(od -An -tu1 -j4 -N1 "$1" 2>/dev/null | tr -d ' ')" = 1 ]; }
-is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
+done <<<"$apps"
 
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
@@ -77,41 +98,54 @@ copy_with_libs() {
 	cp -L "$bin" "$root$bin"
 	copy_libs "$bin"
 }
-# Debian's /usr/bin/perf may be a wrapper script choosing perf_<version>.
-perf=/usr/bin/perf
-if ! is_elf "$perf"; then
-	perf=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort -V | tail -1)
-	[ -n "$perf" ] || die "no perf binary found: run 'make deps' (package linux-perf)"
+# Debian's amd64 tools: not in the i386 guest
+if [ "$KARCH" = x86_64 ]; then
+	# Debian's /usr/bin/perf may be a wrapper script choosing perf_<version>.
+	perf=/usr/bin/perf
+	if ! is_elf "$perf"; then
+		perf=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort -V | tail -1)
+		[ -n "$perf" ] || die "no perf binary found: run 'make deps' (package linux-perf)"
+	fi
+	copy_with_libs "$perf"
+	[ "$perf" = /usr/bin/perf ] || ln -sf "$perf" "$root/usr/bin/perf"
+	copy_with_libs /usr/bin/hyperfine
+	# linuxptp, to drive the core's PTP clock
+	copy_with_libs /usr/sbin/phc_ctl
+	copy_with_libs /usr/sbin/phc2sys
 fi
-copy_with_libs "$perf"
-[ "$perf" = /usr/bin/perf ] || ln -sf "$perf" "$root/usr/bin/perf"
-copy_with_libs /usr/bin/hyperfine
-# linuxptp, to drive the core's PTP clock
-copy_with_libs /usr/sbin/phc_ctl
-copy_with_libs /usr/sbin/phc2sys
 
 install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/run-tests.sh" "$root/guest/run-tests.sh"
 install -m 644 "$TOP/guest/tests.list" "$root/tests/tests.list"
-install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
-cp -a "$BUILD/guest-bin/tests/." "$root/tests/"
+cp -a "$bins/tests/." "$root/tests/"
 # the tests that are not static (the vDSO's selftest uses dlopen)
 for t in "$root"/tests/*; do
 	if [ -f "$t" ] && is_elf "$t" && is_dynamic "$t"; then
 		copy_libs "$t"
 	fi
 done
-cp -a "$BUILD/guest-bin/bench/." "$root/bench/"
+if [ "$KARCH" = x86_64 ]; then
+	install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
+	cp -a "$bins/bench/." "$root/bench/"
+fi
 # The test timesource module is not here: scripts/qemu.sh adds the one of
 # the kernel it boots.
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 
-# Every program named in tests.list must be in the image.
-while read -r boot name _ cmd _; do
-	case "$boot" in '' | '#'*) continue ;; esac
-	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built"
-done <"$TOP/guest/tests.list"
+# Every program that tests.list names for a boot of this image's kernel
+# must be in the image: the i386 image serves the boots of @i386 in
+# boots.list, the other every other boot.
+while read -r name cmd; do
+	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built for $KARCH (see the Makefile)"
+done < <(awk -v arch="$KARCH" '
+	/^[ \t]*(#|$)/ { next }
+	FILENAME ~ /boots\.list$/ { k = $2 == "on-demand" ? $3 : $2; i386[$1] = k == "@i386"; next }
+	{
+		n = split($1, t, ",")
+		for (i = 1; i <= n; i++)
+			if (i386[t[i]] == (arch == "i386")) { print $2, $4; next }
+	}' "$TOP/guest/boots.list" "$TOP/guest/tests.list")
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner=0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

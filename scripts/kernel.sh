@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configure and build the guest kernel out of tree ($KOUT): tinyconfig plus
 # the fragments of FRAGMENTS (space-separated, later ones win; default
-# guest/kernel.config), ccache, all cores. The build log is $KOUT.log.
+# guest/kernel.config), ccache, all cores, for KARCH (x86_64, or i386 for
+# make kernel-i386). The build log is $KOUT.log.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +16,10 @@ done
 names=$(printf '%s + ' "${frags[@]#"$TOP"/}")
 names=${names% + }
 klog=$KOUT.log
+# ARCH=x86_64 on an i386 .config would silently make it 64-bit, and back
+built=$(kout_arch "$KOUT")
+[ -z "$built" ] || [ "$built" = "$KARCH" ] ||
+	die "${KOUT#"$TOP"/} holds a $built kernel build, not $KARCH: build it with KARCH=$built (make kernel-i386 for i386, make kernel for x86_64) or remove it"
 mkdir -p "$KOUT"
 # The fragments as one, each symbol's last line winning.
 FRAGMENT=$KOUT/.newtod-fragment
@@ -67,7 +72,7 @@ check_config() {
 stamp=$KOUT/.newtod-config
 want=$({ cat "$FRAGMENT" "$KSRC/.git/newtod-series" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$KOUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-	log "kernel: configuring ${KOUT#"$TOP"/} (tinyconfig + $names)"
+	log "kernel: configuring ${KOUT#"$TOP"/} ($KARCH tinyconfig + $names)"
 	kmake -s tinyconfig >/dev/null
 	(cd "$KSRC" && KCONFIG_CONFIG="$KOUT/.config" scripts/kconfig/merge_config.sh -m -O "$KOUT" \
 		"$KOUT/.config" "$FRAGMENT" >/dev/null) || die "merging $names failed"
@@ -85,7 +90,7 @@ start=$(date +%s)
 targets=(bzImage)
 grep -q '^CONFIG_MODULES=y' "$KOUT/.config" && targets+=(modules)
 if ! kmake -s "${targets[@]}" >"$klog" 2>&1; then
-	grep -E 'error|Error' "$klog" | head -40 >&2 || true
+	grep -E 'error|Error|undefined reference' "$klog" | head -40 >&2 || true
 	die "kernel build failed: full log in ${klog#"$TOP"/}"
 fi
 # 6.12's vDSO rule runs its link and its check as "link; check", so a

@@ -5,8 +5,22 @@
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-$BUILD/linux}
-KOUT=${KOUT:-$BUILD/kbuild}
+# The guest's kernel architecture: x86_64, or i386 (make kernel-i386), whose
+# build defaults to its own directory.
+KARCH=${KARCH:-x86_64}
+case "$KARCH" in
+x86_64) KOUT=${KOUT:-$BUILD/kbuild} ;;
+i386) KOUT=${KOUT:-$BUILD/kbuild-i386} ;;
+*)
+	printf "ERROR: KARCH='%s' is not a guest architecture: use KARCH=x86_64 (the default) or KARCH=i386\n" "$KARCH" >&2
+	exit 1
+	;;
+esac
 RESULTS=${RESULTS:-$BUILD/results}
+# The i386 guest's static busybox: Debian's busybox-static:i386, unpacked
+# by scripts/deps.sh (the host's /bin/busybox is amd64), its package
+# version in $BUSYBOX_I386.version.
+BUSYBOX_I386=${BUSYBOX_I386:-$BUILD/busybox-i386/busybox}
 KSOURCE_TARBALL=${KSOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 
 # The patch series and its hash (what 'make tree' last applied is stamped).
@@ -21,6 +35,17 @@ series_hash() {
 			[ -n "$p" ] && cat "$p"
 		done < <(series)
 	} | sha256sum | cut -d' ' -f1
+}
+
+# busybox_i386_ok: $BUSYBOX_I386 is there and of the host busybox-static's
+# upstream version (1:1.35.0-4+deb12u1+b1 -> 1.35.0): scripts/initramfs.sh
+# may have to link its applets by the host busybox's list.
+busybox_i386_ok() {
+	local v w
+	v=$(cat "$BUSYBOX_I386.version" 2>/dev/null) || return 1
+	w=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null) || return 1
+	v=${v#*:} w=${w#*:}
+	[ -x "$BUSYBOX_I386" ] && [ "${v%%-*}" = "${w%%-*}" ]
 }
 
 log() { printf '>>> %s\n' "$*" >&2; }
@@ -86,11 +111,21 @@ series_functions() {
 	fi
 }
 
-# make in the kernel tree $KSRC, out of tree in $KOUT, as every build of
-# the guest kernel runs it: the same CC, HOSTCC and build identity, so one
-# build does not make the next rebuild its host tools or objects.
+# kout_arch DIR: the architecture of the kernel configured in DIR (i386 or
+# x86_64), from its .config; empty when DIR has none.
+kout_arch() {
+	if grep -q '^CONFIG_X86_32=y' "$1/.config" 2>/dev/null; then
+		echo i386
+	elif grep -q '^CONFIG_X86_64=y' "$1/.config" 2>/dev/null; then
+		echo x86_64
+	fi
+}
+
+# make in the kernel tree $KSRC, out of tree in $KOUT, for $KARCH, as every
+# build of the guest kernel runs it: the same CC, HOSTCC and build identity,
+# so one build does not make the next rebuild its host tools or objects.
 kmake() {
-	make -C "$KSRC" O="$KOUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
+	make -C "$KSRC" O="$KOUT" ARCH="$KARCH" CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP='newtod' KBUILD_BUILD_USER=newtod KBUILD_BUILD_HOST=qemu \
 		-j"$(nproc)" "$@"
 }

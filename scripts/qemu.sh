@@ -6,7 +6,9 @@
 #                [--kcsan-ours FILE]   (the checks of scripts/check-run.sh)
 # Environment: APPEND (more kernel parameters), QEMU_OPTS (more QEMU
 # options), V=1 (show the console while it runs), KOUT (the kernel build
-# to boot: build/kbuild, or build/kbuild-debug for the debug kernel).
+# to boot: build/kbuild, or build/kbuild-debug for the debug kernel),
+# KARCH=i386 (boot build/kbuild-i386). An i386 kernel (KOUT's .config) boots
+# in qemu-system-i386 with 768M (it has no HIGHMEM) and the i386 initramfs.
 # Logs: $RESULTS/NAME-serial.log (console), $RESULTS/NAME-results.txt (job).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -32,12 +34,28 @@ while [ $# -gt 0 ]; do
 done
 case "$job" in test | bench | run | shell) ;; *) die "qemu.sh: --job must be test, bench, run or shell" ;; esac
 name=${name:-$job}
-need_cmd qemu-system-x86_64 cpio timeout
+
+# The kernel's architecture, from its .config, picks QEMU and the initramfs.
+arch=$(kout_arch "$KOUT")
+arch=${arch:-$KARCH}
+if [ "$KARCH" = i386 ] && [ "$arch" != i386 ]; then
+	die "KARCH=i386, but KOUT=${KOUT#"$TOP"/} holds an $arch kernel: unset KOUT, or set it to build/kbuild-i386"
+fi
+# qemu-system-i386's TCG "max" CPU says AMD family 6 model 6, an Athlon
+# that an i386 kernel warns is not fit for SMP (WARNING: ... init_amd):
+# the same CPU called Intel.
+if [ "$arch" = i386 ]; then
+	qemu_bin=qemu-system-i386 cpu=max,vendor=GenuineIntel mem=768M
+	base=$BUILD/initramfs-i386.cpio sfx=-i386
+else
+	qemu_bin=qemu-system-x86_64 cpu=max mem=1G base=$BUILD/initramfs.cpio sfx=
+fi
+need_cmd "$qemu_bin" cpio timeout
 
 kernel=$KOUT/arch/x86/boot/bzImage
-base=$BUILD/initramfs.cpio
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
-[ -f "$base" ] || die "no initramfs at $base: run 'make initramfs'"
+kout=${KOUT##*/}
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel${kout#kbuild}'"
+[ -f "$base" ] || die "no initramfs at $base: run 'make initramfs${sfx}'"
 mkdir -p "$RESULTS"
 serial=$RESULTS/$name-serial.log
 results=$RESULTS/$name-results.txt
@@ -67,7 +85,7 @@ cat "$base" "$jobdir/job.cpio" >"$jobdir/initrd"
 # unstable when the host stalls the guest. TSC_PARAM= drops it (tests of an
 # unstable TSC).
 append="console=ttyS0 panic=-1 ${TSC_PARAM-tsc=reliable} newtod.job=$job ${APPEND:-}"
-qemu=(qemu-system-x86_64 -M pc -cpu max -smp 2 -m 1G -nographic -no-reboot
+qemu=("$qemu_bin" -M pc -cpu "$cpu" -smp 2 -m "$mem" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$jobdir/initrd" -append "$append")
 # shellcheck disable=SC2206 # QEMU_OPTS is a list of options, split on spaces
 qemu+=(${QEMU_OPTS:-})

@@ -10,7 +10,7 @@
 #   --list         prints the boots that would run (NAME KOUT PARAMS), no boot
 #   ONLY=NAME      runs one boot. A boot marked on-demand in boots.list
 #                  runs only when ONLY names it (make check, make
-#                  test-kcsan). On a KCSAN kernel data races fail the run
+#                  test-kcsan, make test-i386). On a KCSAN kernel data races fail the run
 #                  only when they name a function of the series.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh

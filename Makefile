@@ -30,7 +30,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
+.PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check shellcheck clean distclean
 
@@ -267,7 +267,11 @@ $(GBIN32)/tests/bracket2ktap: guest/tests/bracket2ktap.sh
 initramfs: guest-bin
 	@scripts/initramfs.sh
 
-initramfs-i386: guest-bin32
+# 'make deps' leaves the i386 busybox out: only the i386 image needs it.
+deps-i386: deps
+	@scripts/deps.sh i386
+
+initramfs-i386: guest-bin32 deps-i386
 	@KARCH=i386 scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------

@@ -57,7 +57,7 @@ struct sw_reader {
 static atomic_int sw_stop;
 /* rotation index of the current source, -1 while a switch is in progress */
 static atomic_int sw_cur = -1;
-static const char *sw_names[8];
+static const char *const *sw_names;	/* the rotation, for messages */
 static int64_t sw_start;		/* raw clock when the readers start */
 static double sw_ppm = 5;		/* the fastest source's rate + 5 ppm */
 
@@ -260,11 +260,10 @@ void case_switch(int argc, char **argv)
 	}
 	if ((ret = set_source(first)))
 		ksft_exit_fail_msg("switching to %s: %s\n", first, strerror(-ret));
-	for (c = 0; c < nrot; c++) {
-		sw_names[c] = rot[c];
+	sw_names = rot;
+	for (c = 0; c < nrot; c++)
 		if (!strcmp(rot[c], first))
 			atomic_store(&sw_cur, c);
-	}
 	ksft_print_msg("rule: %d readers, rotation every %ld ms for %ld s; no step back, never ahead of earlier readings + elapsed + 2 us + %.1f ppm of the run\n",
 		       ncpus, period, secs, sw_ppm);
 	sw_start = raw_ns();

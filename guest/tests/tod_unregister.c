@@ -12,6 +12,14 @@
  *   - while it is current the module cannot be unloaded (it holds a
  *     reference: EWOULDBLOCK/EBUSY);
  *   - no reader saw a clock go back, and no read failed.
+ *
+ * tod_unregister stall: a switch from tsc to test_raw whose first read of
+ * test_raw the module delays by 2 ms before it samples (its stall_us
+ * parameter), as a host stalling the guest inside the switch would. The
+ * core joins the two sources at the narrowest of three old/new/old
+ * readings, so the switch loses less than 500 us (a single read would
+ * lose the 2 ms) and gains at most 5 us; 5 switches, and 5 without the
+ * stall for comparison.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +110,61 @@ static int is_current(const char *name)
 	return !strcmp(buf, name);
 }
 
+#define STALL_US	2000
+#define STALL_LOSS_MAX	500000	/* ns: a quarter of the stall */
+#define STALL_GAIN_MAX	5000	/* ns */
+
+/* The time a switch tsc -> test_raw loses, ns; the module's next read stalls stall_us. */
+static int64_t switch_loss(int stall_us)
+{
+	char buf[16];
+	int64_t r0, t0, r1, t1;
+
+	if (write_file(CUR, "tsc") || !is_current("tsc"))
+		ksft_exit_fail_msg("switching to tsc failed\n");
+	usleep(10000);
+	snprintf(buf, sizeof(buf), "%d", stall_us);
+	if (write_file("/sys/module/" MODULE_NAME "/parameters/stall_us", buf))
+		ksft_exit_fail_msg("writing the module's stall_us: %s (a module built without it?)\n",
+				   strerror(errno));
+	sample(&r0, &t0);
+	if (write_file(CUR, "test_raw") || !is_current("test_raw"))
+		ksft_exit_fail_msg("switching tsc -> test_raw failed\n");
+	sample(&r1, &t1);
+	return (r1 - r0) - (t1 - t0);
+}
+
+static void case_stall(int fd)
+{
+	int64_t loss, most[2] = { INT64_MIN, INT64_MIN }, least[2] = { INT64_MAX, INT64_MAX };
+	int i, k;
+
+	ksft_set_plan(2);
+	if (syscall(SYS_finit_module, fd, "", 0))
+		ksft_exit_fail_msg("finit_module %s: %s\n", MODULE_KO, strerror(errno));
+	for (i = 0; i < 5; i++) {
+		for (k = 0; k < 2; k++) {
+			loss = switch_loss(k ? STALL_US : 0);
+			if (loss > most[k])
+				most[k] = loss;
+			if (loss < least[k])
+				least[k] = loss;
+		}
+	}
+	write_file(CUR, "tsc");
+	if (syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
+		ksft_print_msg("delete_module: %s\n", strerror(errno));
+	ksft_test_result(most[0] <= STALL_LOSS_MAX && least[0] >= -STALL_GAIN_MAX,
+			 "5 switches tsc -> test_raw lose %.1f to %.1f us (at most %d lost, %d gained)\n",
+			 least[0] / 1e3, most[0] / 1e3, STALL_LOSS_MAX / 1000, STALL_GAIN_MAX / 1000);
+	ksft_test_result(most[1] <= STALL_LOSS_MAX && least[1] >= -STALL_GAIN_MAX,
+			 "5 switches tsc -> test_raw with a %d us stall in test_raw's first read lose %.1f to %.1f us (at most %d lost, %d gained)\n",
+			 STALL_US, least[1] / 1e3, most[1] / 1e3, STALL_LOSS_MAX / 1000,
+			 STALL_GAIN_MAX / 1000);
+	close(fd);
+	ksft_finished();
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 200, i, fd, loads = 0, unloads = 0, current = 0;
@@ -109,11 +172,15 @@ int main(int argc, char **argv)
 	pthread_t th[3];
 
 	ksft_print_header();
-	ksft_set_plan(4);
+	if (geteuid())
+		ksft_exit_fail_msg("loading a module needs root\n");
 	fd = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		ksft_exit_fail_msg("open %s: %s (the kernel needs CONFIG_MODULES and CONFIG_NEWTOD_TEST_TIMESOURCE=m; 'make initramfs' copies the module)\n",
 				   MODULE_KO, strerror(errno));
+	if (argc > 1 && !strcmp(argv[1], "stall"))
+		case_stall(fd);
+	ksft_set_plan(4);
 	pthread_create(&th[0], NULL, reader, (void *)0L);
 	pthread_create(&th[1], NULL, reader, (void *)1L);
 	pthread_create(&th[2], NULL, switcher, NULL);

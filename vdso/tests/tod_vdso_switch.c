@@ -178,6 +178,7 @@ void case_switch(int argc, char **argv)
 	int64_t res, end, worst[2] = { INT64_MIN, INT64_MIN };
 	int64_t ahead[2] = { INT64_MIN, INT64_MIN }, tick = 0;
 	struct sw_loss loss[2] = { 0 };
+	int64_t pair_most[ARRAY_SIZE(order)][ARRAY_SIZE(order)];	/* most lost, from -> to */
 	int nrot = 0, i, c, k, start = 0, ret;
 	size_t j;
 
@@ -239,6 +240,8 @@ void case_switch(int argc, char **argv)
 					ksft_exit_fail_msg("switching %s -> %s failed\n", rot[i], rot[c]);
 				sample(&r1, &t1);
 				sw_loss_add(&loss[jif], (r1 - r0) - (t1 - t0));
+				if (!k || (r1 - r0) - (t1 - t0) > pair_most[i][c])
+					pair_most[i][c] = (r1 - r0) - (t1 - t0);
 			}
 		}
 	}
@@ -248,6 +251,11 @@ void case_switch(int argc, char **argv)
 				       i ? " to or from jiffies" : " between tsc, hpet, acpi_pm, pit",
 				       loss[i].sum / 1e3 / loss[i].n, loss[i].least / 1e3,
 				       loss[i].most / 1e3, loss[i].n);
+	for (i = 0; i < nrot; i++)
+		for (c = 0; c < nrot; c++)
+			if (i != c)
+				ksft_print_msg("most lost %s -> %s: %.1f us\n", rot[i], rot[c],
+					       pair_most[i][c] / 1e3);
 	/*
 	 * The readers' rule takes their earlier readings as the time; a
 	 * reading on jiffies is behind it (the time its tick began), so they

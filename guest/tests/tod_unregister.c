@@ -110,6 +110,7 @@ static int is_current(const char *name)
 	return !strcmp(buf, name);
 }
 
+#define STALL_PARAM	"/sys/module/" MODULE_NAME "/parameters/stall_us"
 #define STALL_US	2000
 #define STALL_LOSS_MAX	500000	/* ns: a quarter of the stall */
 #define STALL_GAIN_MAX	5000	/* ns */
@@ -124,7 +125,7 @@ static int64_t switch_loss(int stall_us)
 		ksft_exit_fail_msg("switching to tsc failed\n");
 	usleep(10000);
 	snprintf(buf, sizeof(buf), "%d", stall_us);
-	if (write_file("/sys/module/" MODULE_NAME "/parameters/stall_us", buf))
+	if (write_file(STALL_PARAM, buf))
 		ksft_exit_fail_msg("writing the module's stall_us: %s (a module built without it?)\n",
 				   strerror(errno));
 	sample(&r0, &t0);
@@ -137,11 +138,14 @@ static int64_t switch_loss(int stall_us)
 static void case_stall(int fd)
 {
 	int64_t loss, most[2] = { INT64_MIN, INT64_MIN }, least[2] = { INT64_MAX, INT64_MAX };
-	int i, k;
+	int i, k, ret;
 
-	ksft_set_plan(2);
+	ksft_set_plan(3);
 	if (syscall(SYS_finit_module, fd, "", 0))
 		ksft_exit_fail_msg("finit_module %s: %s\n", MODULE_KO, strerror(errno));
+	ret = write_file(STALL_PARAM, "10001");
+	ksft_test_result(ret == -ERANGE, "stall_us = 10001 (above 10 ms) is refused with ERANGE (%s)\n",
+			 ret ? strerror(-ret) : "accepted");
 	for (i = 0; i < 5; i++) {
 		for (k = 0; k < 2; k++) {
 			loss = switch_loss(k ? STALL_US : 0);

@@ -41,6 +41,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -294,27 +295,35 @@ static void add_sync(int status, int nano, const char *why)
 	t->status = status;
 }
 
-static const long XVALS[] = {
-	LONG_MIN, LONG_MIN + 1, INT_MIN, -1000000001, -1000000000, -500000001,
+/*
+ * The values written to each field. The fields are 64 bits on both
+ * x86-64 (long) and i386 (64-bit time: the kernel's __kernel_timex), so
+ * the extremes are INT64's ("LONG_MIN" in the names, as on x86-64).
+ */
+static const int64_t XVALS[] = {
+	INT64_MIN, INT64_MIN + 1, INT_MIN, -1000000001, -1000000000, -500000001,
 	-500000000, -499999999, -32768001, -32768000, -1000001, -1000000, -500001,
 	-500000, -499999, -65536, -1001, -1000, -999, -251, -250, -1, 0, 1, 249, 250,
 	999, 1000, 1001, 65536, 100000, 499999, 500000, 500001, 1000000, 1000001,
 	16000000, 16000001, 32768000, 32768001, 123456789, 500000000, 500000001,
-	1000000000, INT_MAX, LONG_MAX - 1, LONG_MAX,
+	1000000000, INT_MAX, INT64_MAX - 1, INT64_MAX,
 };
+#define TX64(f) (sizeof(((struct timex *)0)->f) == sizeof(int64_t))
+_Static_assert(TX64(offset) && TX64(freq) && TX64(maxerror) && TX64(esterror) &&
+	       TX64(constant) && TX64(tick), "the fields XVALS are written to are 64 bits");
 #define NXVALS (sizeof(XVALS) / sizeof(XVALS[0]))
 
-static const char *vname(long v, char *buf, size_t len)
+static const char *vname(int64_t v, char *buf, size_t len)
 {
-	if (v == LONG_MIN)
+	if (v == INT64_MIN)
 		return "LONG_MIN";
-	if (v == LONG_MAX)
+	if (v == INT64_MAX)
 		return "LONG_MAX";
-	if (v == LONG_MIN + 1)
+	if (v == INT64_MIN + 1)
 		return "LONG_MIN+1";
-	if (v == LONG_MAX - 1)
+	if (v == INT64_MAX - 1)
 		return "LONG_MAX-1";
-	snprintf(buf, len, "%ld", v);
+	snprintf(buf, len, "%" PRId64, v);
 	return buf;
 }
 
@@ -361,7 +370,7 @@ static void gen_table(void)
 			struct timex *t = add(undo, w->modes, "%s = %s", w->what,
 					      vname(XVALS[i], buf, sizeof(buf)));
 
-			*(long *)((char *)t + w->off) = XVALS[i];
+			*(int64_t *)((char *)t + w->off) = XVALS[i];
 			if (w->modes == ADJ_TICK && XVALS[i] == 10000)
 				cases[ncases - 1].flags = 0;
 		}
@@ -633,7 +642,7 @@ static void gen_time_dependent(void)
 static void gen_setoffset(void)
 {
 	static const struct {
-		long sec, usec;
+		int64_t sec, usec;	/* the 64-bit fields of time (64-bit time_t on i386) */
 		unsigned int extra;
 		const char *what;
 	} so[] = {
@@ -646,13 +655,13 @@ static void gen_setoffset(void)
 		{ 0, 500, ADJ_OFFSET_SS_READ, "+500 us with ADJ_OFFSET_SS_READ" },
 		{ 0, 0, ADJ_OFFSET_SINGLESHOT, "zero step with ADJ_OFFSET_SINGLESHOT 700" },
 		{ 0, 0, ADJ_MAXERROR | ADJ_OFFSET, "zero step with ADJ_MAXERROR 2000, ADJ_OFFSET 700" },
-		{ LONG_MAX, 0, 0, "LONG_MAX s (invalid result)" },
-		{ LONG_MIN, 0, 0, "LONG_MIN s (before boot)" },
-		{ -4000000000L, 0, 0, "-4e9 s (before boot)" },
-		{ 9000000000L, 0, 0, "+9e9 s (beyond the settod limit)" },
-		{ 0, LONG_MAX, 0, "usec LONG_MAX" },
-		{ 0, LONG_MIN, 0, "usec LONG_MIN" },
-		{ 0, LONG_MAX, ADJ_NANO, "nsec LONG_MAX" },
+		{ INT64_MAX, 0, 0, "LONG_MAX s (invalid result)" },
+		{ INT64_MIN, 0, 0, "LONG_MIN s (before boot)" },
+		{ -4000000000LL, 0, 0, "-4e9 s (before boot)" },
+		{ 9000000000LL, 0, 0, "+9e9 s (beyond the settod limit)" },
+		{ 0, INT64_MAX, 0, "usec LONG_MAX" },
+		{ 0, INT64_MIN, 0, "usec LONG_MIN" },
+		{ 0, INT64_MAX, ADJ_NANO, "nsec LONG_MAX" },
 		{ 0, 1000000, ADJ_NANO, "nsec 10^6 (valid in ns)" },
 	};
 	struct timex *t;
@@ -842,13 +851,13 @@ static int apply_nocap(const struct tcase *c, struct pair *p)
 	return 0;
 }
 
-static long field_val(const struct timex *t, const struct field *f)
+static int64_t field_val(const struct timex *t, const struct field *f)
 {
 	const char *p = (const char *)t + f->off;
 
-	if (f->size == sizeof(long))
-		return *(const long *)p;
-	return f->hex ? (long)*(const unsigned int *)p : (long)*(const int *)p;
+	if (f->size == sizeof(int64_t))
+		return *(const int64_t *)p;
+	return f->hex ? (int64_t)*(const unsigned int *)p : (int64_t)*(const int *)p;
 }
 
 /* Compare; print every difference. Returns the number of differences. */
@@ -868,15 +877,15 @@ static int compare(const char *what, const struct pair *p, int wrote_back)
 		return bad;
 	for (i = 0; i < sizeof(FIELDS) / sizeof(FIELDS[0]); i++) {
 		const struct field *f = &FIELDS[i];
-		long va = field_val(&a, f), vb = field_val(&b, f);
+		int64_t va = field_val(&a, f), vb = field_val(&b, f);
 
 		if (va == vb)
 			continue;
 		if (f->hex)
-			ksft_print_msg("MISMATCH %s: field %s: stock %#lx, tod %#lx\n", what, f->name,
-				       va, vb);
+			ksft_print_msg("MISMATCH %s: field %s: stock %#" PRIx64 ", tod %#" PRIx64 "\n",
+				       what, f->name, va, vb);
 		else
-			ksft_print_msg("MISMATCH %s: field %s: stock %ld, tod %ld (tod - stock %+ld)\n",
+			ksft_print_msg("MISMATCH %s: field %s: stock %" PRId64 ", tod %" PRId64 " (tod - stock %+" PRId64 ")\n",
 				       what, f->name, va, vb, vb - va);
 		bad++;
 	}
@@ -900,9 +909,11 @@ static int compare(const char *what, const struct pair *p, int wrote_back)
 		tb = p->tx[1].time.tv_sec * NSEC + p->tx[1].time.tv_usec * (nano ? 1 : 1000);
 		if (p->tx[1].time.tv_usec < 0 || p->tx[1].time.tv_usec >= (nano ? NSEC : 1000000) ||
 		    llabs(ta - tb) > NSEC) {
-			ksft_print_msg("MISMATCH %s: field time (sanity): stock {%ld, %ld}, tod {%ld, %ld}\n",
-				       what, (long)p->tx[0].time.tv_sec, (long)p->tx[0].time.tv_usec,
-				       (long)p->tx[1].time.tv_sec, (long)p->tx[1].time.tv_usec);
+			ksft_print_msg("MISMATCH %s: field time (sanity): stock {%lld, %lld}, tod {%lld, %lld}\n",
+				       what, (long long)p->tx[0].time.tv_sec,
+				       (long long)p->tx[0].time.tv_usec,
+				       (long long)p->tx[1].time.tv_sec,
+				       (long long)p->tx[1].time.tv_usec);
 			bad++;
 		}
 	}

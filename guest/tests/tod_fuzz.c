@@ -79,27 +79,31 @@ static int one_in(unsigned int n)
 	return rnd() % n == 0;
 }
 
-/* A long: an extreme, a small value, one near [lo, hi], or random bits. */
-static long rlong(long lo, long hi)
+/*
+ * A 64-bit value (the width of struct timex's fields on x86-64 and on i386
+ * with a 64-bit time_t): an extreme, a small value, one near [lo, hi], or
+ * random bits.
+ */
+static int64_t rlong(int64_t lo, int64_t hi)
 {
-	static const long ext[] = { LONG_MIN, LONG_MAX, 0, -1, 1, INT_MIN, INT_MAX,
-				    LONG_MIN + 1, LONG_MAX - 1, UINT_MAX, (long)INT_MIN - 1,
-				    LONG_MIN / 1000, LONG_MAX / 1000, LONG_MAX / 65536 };
+	static const int64_t ext[] = { INT64_MIN, INT64_MAX, 0, -1, 1, INT_MIN, INT_MAX,
+				       INT64_MIN + 1, INT64_MAX - 1, UINT_MAX, (int64_t)INT_MIN - 1,
+				       INT64_MIN / 1000, INT64_MAX / 1000, INT64_MAX / 65536 };
 
 	switch (rnd() % 5) {
 	case 0:
 		return ext[rnd() % (sizeof(ext) / sizeof(ext[0]))];
 	case 1:
-		return (long)(rnd() % 2001) - 1000;
+		return (int64_t)(rnd() % 2001) - 1000;
 	case 2:
 	case 3: {
 		/* [lo, hi] widened by 1% each side, so the edges are hit */
 		uint64_t span = (uint64_t)(hi - lo), pad = span / 100 + 2;
 
-		return lo - (long)pad + (long)(rnd() % (span + 2 * pad + 1));
+		return lo - (int64_t)pad + (int64_t)(rnd() % (span + 2 * pad + 1));
 	}
 	default:
-		return (long)rnd() >> (rnd() % 64);
+		return (int64_t)rnd() >> (rnd() % 64);
 	}
 }
 
@@ -199,7 +203,7 @@ static struct timespec rtime(void)
 		ts.tv_nsec = (long)(rnd() % NSEC);
 		break;
 	default:
-		ts.tv_sec = rlong(0, 1L << 34);
+		ts.tv_sec = rlong(0, (int64_t)1 << 34);
 		ts.tv_nsec = rlong(0, NSEC - 1);
 		break;
 	}
@@ -489,6 +493,9 @@ int main(int argc, char **argv)
 		if (ns_of(CLOCK_REALTIME) - s0 < 200 * 1000)
 			break;
 	}
+	/* a settime leaves NTP unsynchronised: the status the run began with */
+	tx = (struct timex){ .modes = ADJ_STATUS, .status = init.status };
+	adj(CLOCK_TOD_REALTIME, &tx);
 	{
 		struct timex ss = { .modes = ADJ_OFFSET_SS_READ };
 		int64_t mid, t, off;
@@ -504,9 +511,10 @@ int main(int argc, char **argv)
 				 ss.offset == 0 && back.status == init.status &&
 				 back.constant == init.constant && back.tai == init.tai &&
 				 llabs(off) < MSEC,
-				 "restored: freq %ld, tick %ld, offset %ld, single-shot %ld, status %#x (was %#x), constant %ld (was %ld), tai %d (was %d), state %d, tod %+.3f ms from stock (limit 1 ms)\n",
-				 back.freq, back.tick, back.offset, ss.offset, back.status, init.status,
-				 back.constant, init.constant, back.tai, init.tai, ret,
+				 "restored: freq %lld, tick %lld, offset %lld, single-shot %lld, status %#x (was %#x), constant %lld (was %lld), tai %d (was %d), state %d, tod %+.3f ms from stock (limit 1 ms)\n",
+				 (long long)back.freq, (long long)back.tick, (long long)back.offset,
+				 (long long)ss.offset, back.status, init.status,
+				 (long long)back.constant, (long long)init.constant, back.tai, init.tai, ret,
 				 (double)off / MSEC);
 	}
 

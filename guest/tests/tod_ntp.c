@@ -186,15 +186,16 @@ static void test_singleshot(long us, int full)
 			adj(CLOCK_TOD_REALTIME, &tx);
 		} while (tx.offset && ++waited < 20);
 		ksft_test_result(tx.offset == 0,
-				 "single-shot %+ld us completes (%ld us left after %d s more)\n", us,
-				 tx.offset, waited);
+				 "single-shot %+ld us completes (%lld us left after %d s more)\n", us,
+				 (long long)tx.offset, waited);
 		want = us * 1000.0;
 	} else {
 		tx.modes = ADJ_OFFSET_SINGLESHOT;
 		tx.offset = 0;
 		ret = adj(CLOCK_TOD_REALTIME, &tx);
 		ksft_test_result(ret >= 0 && tx.offset * sign > 0 && tx.offset * sign < us * sign,
-				 "single-shot %+ld us cancelled with %ld us left\n", us, tx.offset);
+				 "single-shot %+ld us cancelled with %lld us left\n", us,
+				 (long long)tx.offset);
 		want = (us - tx.offset) * 1000.0;
 	}
 	/*
@@ -321,15 +322,15 @@ static void test_settime_clears(void)
 	tx.modes = 0;
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
 	ksft_test_result(ret == TIME_OK && !(tx.status & STA_UNSYNC) && tx.maxerror <= 1500,
-			 "ADJ_STATUS/ADJ_MAXERROR: synchronised (ret %d, status %#x, maxerror %ld)\n",
-			 ret, tx.status, tx.maxerror);
+			 "ADJ_STATUS/ADJ_MAXERROR: synchronised (ret %d, status %#x, maxerror %lld)\n",
+			 ret, tx.status, (long long)tx.maxerror);
 	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
 	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now);
 	tx.modes = 0;
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
 	ksft_test_result(ret == TIME_ERROR && (tx.status & STA_UNSYNC) && tx.maxerror >= 16000000,
-			 "settime clears NTP: TIME_ERROR, STA_UNSYNC, maxerror at the limit (ret %d, maxerror %ld)\n",
-			 ret, tx.maxerror);
+			 "settime clears NTP: TIME_ERROR, STA_UNSYNC, maxerror at the limit (ret %d, maxerror %lld)\n",
+			 ret, (long long)tx.maxerror);
 	tx.modes = ADJ_STATUS;
 	tx.status = STA_UNSYNC;
 	adj(CLOCK_TOD_REALTIME, &tx);

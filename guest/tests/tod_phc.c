@@ -279,8 +279,8 @@ static int test_dev(void)
 	memset(&tx, 0, sizeof(tx));
 	clock_adjtime(CLOCK_TOD_REALTIME, &tx);
 	ksft_test_result(ret == 0 && tx.freq == 1234567,
-			 "clock_adjtime(ADJ_FREQUENCY) sets CLOCK_TOD_REALTIME's freq (%ld)\n",
-			 tx.freq);
+			 "clock_adjtime(ADJ_FREQUENCY) sets CLOCK_TOD_REALTIME's freq (%lld)\n",
+			 (long long)tx.freq);
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_FREQUENCY;
 	tx.freq = 0;
@@ -424,8 +424,8 @@ static int test_phc_ctl(void)
 	clock_adjtime(CLOCK_TOD_REALTIME, &tx);
 	/* linuxptp: freq = ppb * 65.536 (scaled ppm), rounded toward zero */
 	ksft_test_result(rc == 0 && llabs(tx.freq - (long)(12345 * 65.536)) <= 1,
-			 "phc_ctl freq 12345: CLOCK_TOD_REALTIME's freq %ld (want %ld)\n", tx.freq,
-			 (long)(12345 * 65.536));
+			 "phc_ctl freq 12345: CLOCK_TOD_REALTIME's freq %lld (want %ld)\n",
+			 (long long)tx.freq, (long)(12345 * 65.536));
 	/* back to 0 through the device: its record of the frequency is reset too */
 	run(phc_ctl(cmd, sizeof(cmd), "freq 0"), out, sizeof(out));
 	ksft_finished();	/* exits: every planned result passed, or 1 */

@@ -312,6 +312,9 @@ static const int64_t XVALS[] = {
 	999, 1000, 1001, 65536, 100000, 499999, 500000, 500001, 1000000, 1000001,
 	16000000, 16000001, 32768000, 32768001, 123456789, 500000000, 500000001,
 	1000000000, INT_MAX, INT64_MAX - 1, INT64_MAX,
+	/* the largest freq that scales within 64 bits, and one past it, either way */
+	INT64_MIN / PPM_SCALE - 1, INT64_MIN / PPM_SCALE, INT64_MAX / PPM_SCALE,
+	INT64_MAX / PPM_SCALE + 1,
 };
 #define TX64(f) (sizeof(((struct timex *)0)->f) == sizeof(int64_t))
 _Static_assert(TX64(offset) && TX64(freq) && TX64(maxerror) && TX64(esterror) &&

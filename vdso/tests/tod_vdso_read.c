@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,9 @@ static long agree_id(clockid_t clk, long rounds, int64_t *narrowest)
 	return bad;
 }
 
+/* windows of 25 samples for a tick source: 20 span about 5 s */
+#define AGREE_WINDOWS 20
+
 void case_agree(int argc, char **argv)
 {
 	long secs = arg_long(argc, argv, 2, 10, 1, 3600), bad;
@@ -288,7 +292,8 @@ void case_agree(int argc, char **argv)
 	int64_t ahead = INT64_MIN, behind = INT64_MAX, ahead_lim, behind_lim, tick;
 	char cur[64] = "", avail[256], stock[64];
 	double ppm, ppm_rt;
-	int i, k, ret;
+	int i, k, w, ret;
+	bool in = false;
 
 	ksft_set_plan(2 + NTOD);
 	need_sysfs(cur, sizeof(cur), avail, sizeof(avail));
@@ -298,28 +303,46 @@ void case_agree(int argc, char **argv)
 	 * The core's wall time is taken from the stock one at boot, so they
 	 * agree to well under 1 ms. A source that moves once per tick
 	 * (jiffies) stands for the time its tick began: a reading lags by up
-	 * to a tick, and more while the tick is late (under TCG up to a tick
-	 * more), and is never ahead. There the closest of 25 samples 1.7 ms
-	 * apart (every phase of a tick) must be within 1 ms behind and 0.1 ms
-	 * ahead, and the farthest within two ticks + 1 ms behind.
+	 * to a tick, and more while the tick is late, and is never ahead.
+	 * There a window of 25 samples 1.7 ms apart (every phase of a tick)
+	 * must have its closest within 1 ms behind and 0.1 ms ahead, and its
+	 * farthest within two ticks + 1 ms behind. A busy host can hold every
+	 * tick of a window late (CI saw a window's closest at -1.12 ms with
+	 * the next test passing): a tick's lateness comes and goes, an offset
+	 * of the core does not, so up to AGREE_WINDOWS windows 200 ms apart
+	 * are taken and the first one inside the limits passes.
 	 */
 	res = res_ns(CLOCK_TOD_REALTIME);
 	tick = res >= 1000000 ? res : 0;
 	ahead_lim = tick ? 100000 : 1000000;
 	behind_lim = 1000000;
-	for (i = 0; i < 25; i++) {
-		if (sandwich(CLOCK_REALTIME, 40, &mid, &tod, &half))
-			ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
-		off = tod - mid;
-		if (off - half > ahead)
-			ahead = off - half;
-		if (off + half < behind)
-			behind = off + half;
-		usleep(1700);
+	for (w = 0; w < (tick ? AGREE_WINDOWS : 1); w++) {
+		if (w)
+			usleep(200000);
+		ahead = INT64_MIN;
+		behind = INT64_MAX;
+		for (i = 0; i < 25; i++) {
+			if (sandwich(CLOCK_REALTIME, 40, &mid, &tod, &half))
+				ksft_exit_fail_msg("CLOCK_TOD_REALTIME through the vDSO failed\n");
+			off = tod - mid;
+			if (off - half > ahead)
+				ahead = off - half;
+			if (off + half < behind)
+				behind = off + half;
+			usleep(1700);
+		}
+		if (!tick)
+			break;
+		in = ahead <= ahead_lim && ahead >= -behind_lim && behind >= -2 * tick - behind_lim;
+		if (in)
+			break;
+		ksft_print_msg("tick source, window %d: closest %+lld ns, farthest %+lld: outside the limits, the next window in 200 ms\n",
+			       w + 1, (long long)ahead, (long long)behind);
 	}
 	if (tick)
-		ksft_test_result(ahead <= ahead_lim && ahead >= -behind_lim && behind >= -2 * tick - behind_lim,
-				 "vDSO CLOCK_TOD_REALTIME - stock CLOCK_REALTIME, 25 samples: closest %+lld ns (limits -%lld, +%lld), farthest %+lld (limit -%lld)\n",
+		ksft_test_result(in,
+				 "vDSO CLOCK_TOD_REALTIME - stock CLOCK_REALTIME, window %d of up to %d, 25 samples: closest %+lld ns (limits -%lld, +%lld), farthest %+lld (limit -%lld)\n",
+				 w < AGREE_WINDOWS ? w + 1 : AGREE_WINDOWS, AGREE_WINDOWS,
 				 (long long)ahead, (long long)behind_lim, (long long)ahead_lim,
 				 (long long)behind, (long long)(2 * tick + behind_lim));
 	else

@@ -30,11 +30,12 @@
  * with their TAI offsets as found. Every clock step of the sequence is
  * undone. Run it only in the guest: it steps and slews CLOCK_REALTIME.
  *
- * "--selfcheck" runs the whole sequence again in a child with one field of
- * the first case's tod reply corrupted ("--corrupt-first"), and passes when
- * that run fails exactly that case: a difference is caught, and only where
- * there is one. "--list" prints the cases only. "--first N" runs the first
- * N cases of the sequence only (make check's smoke run).
+ * "--selfcheck [N]" runs the sequence (its first N cases, if N is given)
+ * again in a child with one field of the first case's tod reply corrupted
+ * ("--corrupt-first [N]"), and passes when that run fails exactly that
+ * case: a difference is caught, and only where there is one. "--list"
+ * prints the cases only. "--first N" runs the first N cases of the
+ * sequence only (make check's smoke run).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1131,8 +1132,23 @@ static void *map_pages(void)
 	return m;
 }
 
+/* the N of --first N, --selfcheck N: a number of cases >= 1, else exit 2 */
+static int cases_arg(const char *opt, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > INT_MAX) {
+		fprintf(stderr, "tod_adjtimex: %s wants a number of cases >= 1, not '%s'\n", opt, arg);
+		exit(2);
+	}
+	return n;
+}
+
 /* --selfcheck: see the comment at the top. */
-static void run_selfcheck(void)
+static void run_selfcheck(const char *ncases_arg)
 {
 	int fd[2], st, first = 0, bad = 0, good = 0, plan = -1;
 	char line[512];
@@ -1155,7 +1171,7 @@ static void run_selfcheck(void)
 		dup2(fd[1], STDERR_FILENO);
 		close(fd[0]);
 		close(fd[1]);
-		execl("/proc/self/exe", "tod_adjtimex", "--corrupt-first", (char *)NULL);
+		execl("/proc/self/exe", "tod_adjtimex", "--corrupt-first", ncases_arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
@@ -1190,11 +1206,11 @@ int main(int argc, char **argv)
 {
 	struct timex tai[2] = { { .modes = 0 }, { .modes = 0 } };
 	int64_t arc;
-	char *m, *end;
+	char *m;
 	int i, first = -1;
 
 	if (argc > 1 && !strcmp(argv[1], "--selfcheck"))
-		run_selfcheck();
+		run_selfcheck(argc > 2 && cases_arg(argv[1], argv[2]) ? argv[2] : NULL);
 	selfcheck = argc > 1 && !strcmp(argv[1], "--corrupt-first");
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		gen_all();
@@ -1202,19 +1218,10 @@ int main(int argc, char **argv)
 			printf("%d %s\n", i + 1, cases[i].name);
 		return 0;
 	}
-	if (argc > 2 && !strcmp(argv[1], "--first")) {
-		long n;
-
-		errno = 0;
-		n = strtol(argv[2], &end, 10);
-		if (errno || *end || end == argv[2] || n < 1 || n > INT_MAX) {
-			fprintf(stderr, "tod_adjtimex: --first wants a number of cases >= 1, not '%s'\n",
-				argv[2]);
-			return 2;
-		}
-		first = n;
+	if (argc > 2 && (!strcmp(argv[1], "--first") || selfcheck)) {
+		first = cases_arg(argv[1], argv[2]);
 	} else if (argc > 1 && strcmp(argv[1], "--corrupt-first")) {
-		fprintf(stderr, "usage: tod_adjtimex [--first N | --selfcheck | --list]\n");
+		fprintf(stderr, "usage: tod_adjtimex [--first N | --selfcheck [N] | --list]\n");
 		return 2;
 	}
 	ksft_print_header();

@@ -32,7 +32,7 @@ shquote = $(subst ','\'',$(1))
 
 .PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
-	checkpatch lint hostcheck harness-check series-check shellcheck clean distclean
+	checkpatch lint hostcheck harness-check series-check series-check-i386 shellcheck clean distclean
 
 help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
@@ -67,6 +67,7 @@ help:
 	@echo "  make lint        scripts/checkpatch.pl --strict over the series, then sparse (C=2), W=1 and"
 	@echo "                   kernel-doc -Wall over the files and lines it adds ('make checkpatch': the same)"
 	@echo "  make series-check  build the kernel at every patch of the series (bisectable?)"
+	@echo "  make series-check-i386  the same for the i386 guest kernel"
 	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
 	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
 	@echo "  make clean       remove build outputs (keeps build/linux); distclean removes build/"
@@ -359,6 +360,10 @@ harness-check: kernel initramfs
 
 series-check: tree
 	@scripts/series-check.sh
+
+# the same for the i386 guest kernel (make kernel-i386's configuration)
+series-check-i386: tree
+	@KARCH=i386 FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-i386.config' scripts/series-check.sh
 
 shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \

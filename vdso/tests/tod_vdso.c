@@ -15,8 +15,9 @@
  *   agree [S]          tod REALTIME within 1 ms of the stock CLOCK_REALTIME
  *                      in 25 samples (on jiffies the closest within 1 ms
  *                      behind and 0.1 ms ahead, the farthest within two
- *                      ticks + 1 ms behind, in one of up to 20 windows
- *                      of 25, as a busy host can hold a tick late);
+ *                      ticks + 1 ms behind; a closest too far behind
+ *                      takes up to 20 windows of 25, as a busy host can
+ *                      hold a tick late);
  *                      tod entry, stock vDSO entry and glibc inside a
  *                      syscall sandwich for each id; rate over S seconds
  *                      within 10 ppm of CLOCK_MONOTONIC_RAW

@@ -11,6 +11,7 @@ KOUT_DEBUG := $(BUILD)/kbuild-debug
 KOUT_KCSAN := $(BUILD)/kbuild-kcsan
 KOUT_I386 := $(BUILD)/kbuild-i386
 FRAG := $(TOP)/guest/kernel.config
+FRAG_I386 := $(FRAG) $(TOP)/guest/kernel-i386.config
 RESULTS := $(BUILD)/results
 GBIN := $(BUILD)/guest-bin
 GBIN32 := $(BUILD)/guest-bin32
@@ -94,7 +95,7 @@ kernel-kcsan: tree
 # The i386 guest kernel: the same tree and fragment, made 32-bit by
 # guest/kernel-i386.config, in its own output directory (ccache shared).
 kernel-i386: tree
-	@KOUT='$(KOUT_I386)' KARCH=i386 FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-i386.config' scripts/kernel.sh
+	@KOUT='$(KOUT_I386)' KARCH=i386 FRAGMENTS='$(FRAG_I386)' scripts/kernel.sh
 
 # --- static guest binaries ---------------------------------------------------
 # The programs of guest/tests/, each built from the .c file of its name: a
@@ -359,11 +360,11 @@ harness-check: kernel initramfs
 	@scripts/harness-check.sh
 
 series-check: tree
-	@scripts/series-check.sh
+	@KARCH=x86_64 scripts/series-check.sh
 
 # the same for the i386 guest kernel (make kernel-i386's configuration)
 series-check-i386: tree
-	@KARCH=i386 FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-i386.config' scripts/series-check.sh
+	@KARCH=i386 FRAGMENTS='$(FRAG_I386)' scripts/series-check.sh
 
 shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \

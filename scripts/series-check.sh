@@ -2,8 +2,8 @@
 # Build the guest kernel at every patch of the series (bisectability): a git
 # worktree of $KSRC at each commit of base..HEAD, built out of tree with the
 # same configuration as 'make kernel' (KARCH=i386 and FRAGMENTS: as 'make
-# kernel-i386', in its own output directory). Fails naming the first patch
-# that does not build.
+# kernel-i386', in its own worktree and output directory). Fails naming the
+# first patch that does not build.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +11,13 @@ set -euo pipefail
 wt=$BUILD/series-wt
 out=$BUILD/kbuild-series
 slog=$BUILD/series-check.log
-[ "$KARCH" = x86_64 ] || { out=$BUILD/kbuild-series-$KARCH; slog=$BUILD/series-check-$KARCH.log; }
+if [ "$KARCH" != x86_64 ]; then
+	case " ${FRAGMENTS:-} " in
+	*"/kernel-$KARCH.config "*) ;;
+	*) die "series-check for KARCH=$KARCH needs guest/kernel-$KARCH.config in FRAGMENTS: run 'make series-check-$KARCH'" ;;
+	esac
+	wt=$BUILD/series-wt-$KARCH out=$BUILD/kbuild-series-$KARCH slog=$BUILD/series-check-$KARCH.log
+fi
 git -C "$KSRC" rev-parse -q --verify base >/dev/null || die "no kernel tree: run 'make tree'"
 [ -d "$wt" ] || git -C "$KSRC" worktree add -q --detach "$wt" base
 n=0

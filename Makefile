@@ -33,7 +33,7 @@ shquote = $(subst ','\'',$(1))
 
 .PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
-	checkpatch lint hostcheck harness-check series-check series-check-i386 shellcheck clean distclean
+	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
 
 help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
@@ -48,6 +48,7 @@ help:
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
+	@echo "  make bench-i386  the same bench/gtod, sections and retries in the i386 guest (no hyperfine, perf)"
 	@echo "  make bench-notes rewrite NOTES.md's generated benchmark section from build/results/bench-latest"
 	@echo "                   (its summary, with the run's date, commit and command; a dirty or failed run"
 	@echo "                   is refused: NOTES_ARGS='--allow-dirty --allow-failed' quotes it anyway)"
@@ -233,12 +234,22 @@ $(GBIN)/bench/retries: bench/retries.c bench/load.h vdso/tod.h
 # i386 initramfs's /tests): tod_vdso there is the program tod_vdso32 is
 # here, vdso_test_correctness the 32-bit one. Not vdso_order (its
 # __vdso_clock_gettime takes the 32-bit time_t timespec on i386, the
-# program a 64-bit one) nor the bench (scripts/initramfs.sh).
+# program a 64-bit one). The bench programs, with a 64-bit time_t, for
+# make bench-i386 (no hyperfine or perf in the i386 guest).
 GUEST_TESTS32 := $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_C_TESTS) $(KST_TIMERS)) \
 	$(addprefix $(GBIN32)/tests/,tod_vdso vdso_test_correctness bracket2ktap)
+GUEST_BENCH32 := $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_BENCH))
 
 guest-bin32: tree
-	@$(MAKE) --no-print-directory $(GUEST_TESTS32)
+	@$(MAKE) --no-print-directory $(GUEST_TESTS32) $(GUEST_BENCH32)
+
+$(GBIN32)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS32) $(VDSO_INC) -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
+
+$(GBIN32)/bench/sections $(GBIN32)/bench/retries: $(GBIN32)/bench/%: bench/%.c bench/load.h vdso/tod.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS32) -Ivdso -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
 
 $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_C_TESTS)): $(GBIN32)/tests/%: guest/tests/%.c $(TEST_HDRS) \
 		$(GBIN)/lib32/libtod.a
@@ -310,6 +321,11 @@ bench: kernel initramfs
 	@echo "itself a VM, and not bare metal, is printed below); its correctness check failing"
 	@echo "fails 'make bench'"
 	@$(MAKE) --no-print-directory bench-host
+
+# bench/gtod, sections and retries in the i386 guest (its own results,
+# build/results/bench-i386-latest; no hyperfine or perf stat there).
+bench-i386: kernel-i386 initramfs-i386
+	@KARCH=i386 KOUT='$(KOUT_I386)' scripts/bench.sh
 
 # NOTES.md's generated section (between its bench-summary markers) from the
 # latest run's summary.txt and run.json.

@@ -12,6 +12,12 @@
  *
  * Under QEMU/TCG absolute nanoseconds are emulation figures, not hardware
  * ones: compare paths by their ratios.
+ *
+ * On 32-bit x86 build it with a 64-bit time_t (-D_TIME_BITS=64), as a
+ * program that outlives 2038 is: the clock_gettime paths then take the
+ * kernel's 64-bit timespec (__vdso_clock_gettime64, clock_gettime64), and
+ * the gettimeofday paths the kernel's timeval of two longs, as its vDSO
+ * entries and system call write it on either arch.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,8 +37,25 @@
 
 #include "parse_vdso.h"
 
+#ifdef __i386__
+#ifndef __USE_TIME_BITS64
+#error "gtod on 32-bit x86 needs a 64-bit time_t: build with -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
+#endif
+#define SYS_CGT		SYS_clock_gettime64
+#define VDSO_CGT	"__vdso_clock_gettime64"
+#else
+#define SYS_CGT		SYS_clock_gettime
+#define VDSO_CGT	"__vdso_clock_gettime"
+#endif
+
+/* the kernel's struct __kernel_old_timeval: struct timeval where time_t is a long */
+struct kold_timeval {
+	long tv_sec;
+	long tv_usec;
+};
+
 typedef int (*cgt_fn)(clockid_t, struct timespec *);
-typedef int (*gtod_fn)(struct timeval *, struct timezone *);
+typedef int (*gtod_fn)(struct kold_timeval *, struct timezone *);
 
 #define CLOCK_TOD_REALTIME		12	/* the new timeofday core's wall clock */
 #define CLOCK_TOD_REALTIME_COARSE	14	/* the same at the last accumulation */
@@ -51,7 +74,7 @@ static volatile uint64_t sink;
 #define GTOD_LOOP(name, call)					\
 static uint64_t name(long n, long *errs)			\
 {								\
-	struct timeval tv = { 0 };				\
+	struct kold_timeval tv = { 0 };				\
 	uint64_t s = 0;						\
 	long e = 0;						\
 								\
@@ -78,14 +101,14 @@ static uint64_t name(long n, long *errs)			\
 	return s;						\
 }
 
-static int syscall_gtod(struct timeval *tv, struct timezone *tz)
+static int syscall_gtod(struct kold_timeval *tv, struct timezone *tz)
 {
 	return syscall(SYS_gettimeofday, tv, tz);
 }
 
 static int syscall_cgt(clockid_t clock, struct timespec *ts)
 {
-	return syscall(SYS_clock_gettime, clock, ts);
+	return syscall(SYS_CGT, clock, ts);
 }
 
 GTOD_LOOP(run_vdso_gtod, vdso_gtod)
@@ -223,7 +246,7 @@ static double now_ns(void)
 #define NTP_FREQ_PPM	100
 #define NTP_SLEW_US	100000
 
-static long ntp_saved_freq;
+static long long ntp_saved_freq;	/* struct timex's freq: 64-bit with a 64-bit time_t */
 
 static void tod_adjtime(struct timex *tx, const char *what)
 {
@@ -249,7 +272,7 @@ static void ntp_begin(void)
 static void ntp_end(const char *path)
 {
 	struct timex tx = { .modes = ADJ_OFFSET_SS_READ };
-	long left, freq;
+	long long left, freq;
 
 	tod_adjtime(&tx, "read the slew");
 	left = tx.offset;
@@ -259,7 +282,7 @@ static void ntp_end(const char *path)
 	tx = (struct timex){ .modes = ADJ_FREQUENCY, .freq = ntp_saved_freq };
 	tod_adjtime(&tx, "restore the frequency");
 	if (left <= 0 || left > NTP_SLEW_US || freq != ntp_saved_freq + (NTP_FREQ_PPM << 16)) {
-		fprintf(stderr, "gtod: %s: the NTP adjustment was not in effect (slew left %ld us of %d, freq %ld)\n",
+		fprintf(stderr, "gtod: %s: the NTP adjustment was not in effect (slew left %lld us of %d, freq %lld)\n",
 			path, left, NTP_SLEW_US, freq);
 		exit(1);
 	}
@@ -512,7 +535,7 @@ int main(int argc, char **argv)
 	base = getauxval(AT_SYSINFO_EHDR);
 	if (base) {
 		vdso_init_from_sysinfo_ehdr(base);
-		vdso_cgt = (cgt_fn)vdso_sym("LINUX_2.6", "__vdso_clock_gettime");
+		vdso_cgt = (cgt_fn)vdso_sym("LINUX_2.6", VDSO_CGT);
 		vdso_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_gettimeofday");
 		tod_cgt = (cgt_fn)vdso_sym("LINUX_2.6", "__vdso_tod_clock_gettime");
 		tod_gtod = (gtod_fn)vdso_sym("LINUX_2.6", "__vdso_tod_gettimeofday");

@@ -50,10 +50,11 @@ static inline int load_same_freq(clockid_t c)
 {
 	struct timex tx = { 0 };
 
-	if (syscall(SYS_clock_adjtime, c, &tx) < 0)
+	/* (the C library's clock_adjtime: on i386 it takes the 64-bit struct timex to clock_adjtime64) */
+	if (clock_adjtime(c, &tx) < 0)
 		return -errno;
 	tx.modes = ADJ_FREQUENCY;
-	return syscall(SYS_clock_adjtime, c, &tx) < 0 ? -errno : 0;
+	return clock_adjtime(c, &tx) < 0 ? -errno : 0;
 }
 
 /*

@@ -46,13 +46,14 @@ def record(path):
     env = os.environ
     try:
         boots = int(env["BENCH_BOOTS"])
-        cmd = ["make", "bench"] + ([] if boots == 1 else ["BOOTS=%d" % boots])
+        i386 = env.get("KARCH") == "i386"
+        cmd = ["make", "bench-i386" if i386 else "bench"] + ([] if boots == 1 else ["BOOTS=%d" % boots])
         for k in ("APPEND", "QEMU_OPTS", "TSC_PARAM", "KOUT"):
             v = env.get(k)
             if v is None or (v == "" and k != "TSC_PARAM"):
                 continue  # TSC_PARAM= (set, empty) drops tsc=reliable: it counts
-            if k == "KOUT" and os.path.basename(v.rstrip("/")) == "kbuild":
-                continue  # the default kernel
+            if k == "KOUT" and os.path.basename(v.rstrip("/")) == ("kbuild-i386" if i386 else "kbuild"):
+                continue  # the default kernel of make bench or make bench-i386
             cmd.append("%s=%s" % (k, shlex.quote(v)))
         failed = env["BENCH_FAILED"]
         doc = {"date": env["BENCH_DATE"], "commit": env["BENCH_COMMIT"], "command": " ".join(cmd),

@@ -2,7 +2,8 @@
 # Host side of 'make bench': BOOTS guest boots (default 1) running
 # bench/run-bench.sh. Each run writes into a fresh directory,
 # $RESULTS/bench-DATE-COMMIT (boot1/, boot2/, ... when BOOTS > 1), and
-# $RESULTS/bench-latest points at it; the summary reads only that run, and
+# $RESULTS/bench-latest points at it (bench-i386-... and bench-i386-latest
+# for KARCH=i386, make bench-i386); the summary reads only that run, and
 # run.json records its date, commit and command for bench/notes.py. The
 # raw figures are saved as JSON and drawn as a bar chart (gnuplot, SVG)
 # when gnuplot is there. A failed path in any boot fails 'make bench',
@@ -20,7 +21,11 @@ commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo nogit)
 if [ -n "$(git -C "$TOP" status --porcelain 2>/dev/null)" ]; then
 	commit=$commit-dirty
 fi
-run=$RESULTS/bench-$stamp-$commit
+# The i386 guest's runs (make bench-i386) keep their own results and
+# latest link, so that make bench-notes reads the x86-64 run only.
+pfx=bench
+[ "$KARCH" = x86_64 ] || pfx=bench-$KARCH
+run=$RESULTS/$pfx-$stamp-$commit
 mkdir -p "$RESULTS"
 mkdir "$run" || die "$run exists already (two runs in one second?): run 'make bench' again"
 # What bench/notes.py quotes with each table: when, from what, how (the
@@ -55,7 +60,9 @@ for b in $(seq 1 "$boots"); do
 		/^@@JSON-BEGIN / { f = dir "/" $2 ".json"; next }
 		/^@@JSON-END/ { close(f); f = ""; next }
 		f { print > f }'
-	for f in gtod perf; do
+	want="gtod perf"
+	[ "$KARCH" = x86_64 ] || want=gtod # no perf in the i386 guest (bench/run-bench.sh)
+	for f in $want; do
 		if [ ! -f "$dir/$f.json" ]; then
 			warn "bench: boot $b did not return $f JSON (see $dir/bench-results.txt and bench-serial.log)"
 			failed=1
@@ -78,7 +85,7 @@ for b in $(seq 1 "$boots"); do
 		failed=1
 	fi
 done
-ln -sfn "$(basename "$run")" "$RESULTS/bench-latest"
+ln -sfn "$(basename "$run")" "$RESULTS/$pfx-latest"
 echo
 src=0
 python3 "$TOP/bench/summary.py" "$run" >"$run/summary.txt" || src=$?
@@ -90,13 +97,14 @@ case "$src" in
 esac
 echo
 dbg=$KOUT/arch/x86/entry/vdso/vdso64.so.dbg
+[ "$KARCH" = x86_64 ] || dbg=$KOUT/arch/x86/entry/vdso/vdso32.so.dbg
 if [ -f "$dbg" ]; then
 	printf '\nlength of the gettimeofday read paths (bench/vdso-insns.py, objdump of %s):\n' "${dbg#"$TOP"/}" |
 		tee -a "$run/summary.txt"
 	python3 "$TOP/bench/vdso-insns.py" "$dbg" __vdso_tod_gettimeofday __vdso_gettimeofday |
 		tee -a "$run/summary.txt" || warn "bench/vdso-insns.py failed on $dbg"
 fi
-log "bench: results in ${run#"$TOP"/} (build/results/bench-latest): summary.txt and the JSON"
+log "bench: results in ${run#"$TOP"/} (build/results/$pfx-latest): summary.txt and the JSON"
 
 first=$run
 [ "$boots" = 1 ] || first=$run/boot1

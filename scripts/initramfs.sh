@@ -6,7 +6,8 @@
 # shared libraries ldd names.
 # KARCH=i386 builds the i386 guest's, $BUILD/initramfs-i386.cpio: the i386
 # busybox (scripts/deps.sh), the init and runner, and the 32-bit tests of
-# $BUILD/guest-bin32; no bench, perf, hyperfine or linuxptp (amd64 only).
+# $BUILD/guest-bin32 (tests and bench); no perf, hyperfine or linuxptp
+# (amd64 only).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -124,10 +125,8 @@ for t in "$root"/tests/*; do
 		copy_libs "$t"
 	fi
 done
-if [ "$KARCH" = x86_64 ]; then
-	install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
-	cp -a "$bins/bench/." "$root/bench/"
-fi
+install -m 755 "$TOP/bench/run-bench.sh" "$root/bench/run-bench.sh"
+cp -a "$bins/bench/." "$root/bench/"
 # The test timesource module is not here: scripts/qemu.sh adds the one of
 # the kernel it boots.
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"

@@ -3,7 +3,8 @@
 # worktree of $KSRC at each commit of base..HEAD, built out of tree with the
 # same configuration as 'make kernel' (KARCH=i386 and FRAGMENTS: as 'make
 # kernel-i386', in its own worktree and output directory). Fails naming the
-# first patch that does not build.
+# first patch that does not build. FROM=N starts at patch N (to go on after
+# an interrupted run: the patches before it were built then).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,9 +21,14 @@ if [ "$KARCH" != x86_64 ]; then
 fi
 git -C "$KSRC" rev-parse -q --verify base >/dev/null || die "no kernel tree: run 'make tree'"
 [ -d "$wt" ] || git -C "$KSRC" worktree add -q --detach "$wt" base
+from=${FROM:-1}
+case "$from" in '' | *[!0-9]*) die "FROM must be a patch number (1 for the first), got '$from'" ;; esac
+from=$((10#$from))
+[ "$from" -ge 1 ] || die "FROM must be a patch number (1 for the first), got '${FROM:-}'"
 n=0
 for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
 	n=$((n + 1))
+	[ "$n" -ge "$from" ] || continue
 	subject=$(git -C "$KSRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	log "series-check ($KARCH): [$n] $subject"
@@ -35,4 +41,9 @@ for c in $(git -C "$KSRC" rev-list --reverse base..HEAD); do
 			die "patch $n ($subject) does not build on its own: see ${slog#"$TOP"/}"
 		}
 done
-log "series-check ($KARCH): all $n patches build on their own"
+[ "$n" -ge "$from" ] || die "FROM=$from, but the series has $n patches"
+if [ "$from" = 1 ]; then
+	log "series-check ($KARCH): all $n patches build on their own"
+else
+	log "series-check ($KARCH): patches $from to $n build on their own (1 to $((from - 1)) not built in this run)"
+fi

@@ -36,6 +36,11 @@ def load(d, name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 
+# An i386 guest's run (make bench-i386, from its run.json): the targets are
+# x86-64's, set for the 64-bit vDSO; they are shown, not applied.
+I386 = str((load(run, "run") or {}).get("command", "")).startswith("make bench-i386")
+
+
 def index(doc, threads=1):
     """path name -> entry, for one thread count"""
     if not doc:
@@ -142,7 +147,7 @@ for i, (name, _, target) in enumerate(per_boot[0][1]):
         continue
     rs = [r for r in rs if r is not None]
     if not rs:
-        if target is not None:
+        if target is not None and not I386:
             print("  %-50s %*s  (a target ratio with no figures)" % (name, w, FAILED))
             failed = True
         else:
@@ -150,7 +155,9 @@ for i, (name, _, target) in enumerate(per_boot[0][1]):
         continue
     rm = statistics.median(r[0] for r in rs)
     verdict = ""
-    if target is not None:
+    if target is not None and I386:
+        verdict = "(x86-64's target, not applied on i386)"
+    elif target is not None:
         met = sum(r[0] <= target for r in rs)
         verdict = "met" if 2 * met > nall else "MISSED by %.0f%%" % ((rm / target - 1) * 100)
         if nall > 1:

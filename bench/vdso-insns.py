@@ -12,7 +12,10 @@ unconditional jumps followed; it stops at ret or at a jump out of the
 function (a tail call to a slow path, which the common path does not take).
 nops (alternatives padding) are not counted; rdtsc_ordered() counts as one
 instruction before alternatives patching. A static count: a guide to the
-length of the read path that the emulator's timings cannot give.
+length of the read path that the emulator's timings cannot give. A walk
+that comes back to an instruction it has seen took a wait loop for the
+common path (a layout with the likely case as the taken branch, as gcc
+builds the 32-bit vDSO): it prints n/a rather than a wrong count.
 """
 import re
 import subprocess
@@ -40,7 +43,9 @@ def common_path(name):
     ins = insns(name)
     at = {a: i for i, (a, _, _) in enumerate(ins)}
     i, n, seen = 0, 0, set()
-    while i < len(ins) and i not in seen:
+    while i < len(ins):
+        if i in seen:
+            return None  # a loop: not the common path (see the top)
         seen.add(i)
         _, op, arg = ins[i]
         if op != "nop":
@@ -62,4 +67,8 @@ def common_path(name):
 
 
 for fn in sys.argv[2:]:
-    print("  %-28s %3d instructions on the common path" % (fn, common_path(fn)))
+    n = common_path(fn)
+    if n is None:
+        print("  %-28s n/a (the walk entered a loop: likely case laid out as the taken branch)" % fn)
+    else:
+        print("  %-28s %3d instructions on the common path" % (fn, n))

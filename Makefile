@@ -39,12 +39,13 @@ help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
 	@echo
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
-	@echo "                   (boots.list: six boots of the kernel, one of the debug kernel's stress set)"
+	@echo "                   (boots.list: seven boots of the kernel, one of the debug kernel's stress set,"
+	@echo "                   two of the i386 kernel in qemu-system-i386)"
 	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
 	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
-	@echo "  make test-i386   one boot of the i386 kernel (qemu-system-i386) with KUnit and the tests"
-	@echo "                   tagged i386, 32-bit programs (not part of 'make test')"
+	@echo "  make test-i386   only the i386 boots of 'make test': the i386 kernel (qemu-system-i386)"
+	@echo "                   on the TSC with KUnit, then on the HPET; 32-bit programs"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
@@ -288,7 +289,7 @@ initramfs-i386: guest-bin32 deps-i386
 	@KARCH=i386 scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------
-test: kernel kernel-debug initramfs hostcheck
+test: kernel kernel-debug kernel-i386 initramfs initramfs-i386 hostcheck
 	@scripts/test.sh $(TEST_TIMEOUT)
 
 # The inner loop: the kernel and test binaries brought up to date, then one
@@ -303,10 +304,10 @@ test-kcsan: kernel-kcsan initramfs
 	@ONLY=kcsan scripts/test.sh $(TEST_TIMEOUT)
 	@scripts/debug-check.sh kcsan
 
-# The i386 guest: its kernel and initramfs, one boot (boots.list: i386,
-# on demand) with KUnit and the tests tagged i386 in guest/tests.list.
+# The i386 guest alone (make test runs it too): its kernel and initramfs,
+# the two boots of boots.list on it, on the TSC with KUnit and on the HPET.
 test-i386: kernel-i386 initramfs-i386
-	@ONLY=i386 scripts/test.sh $(TEST_TIMEOUT)
+	@ONLY='i386 i386-hpet' scripts/test.sh $(TEST_TIMEOUT)
 
 # Each class of debug-kernel report (lockdep, KASAN, UBSAN, ...) provoked
 # in one boot of the debug kernel must fail that boot.

@@ -253,13 +253,14 @@ lists_ "a boot of a kernel without its fragment (guest/kernel-NAME.config) fails
 	"dbg a 10 ./a" "dbg @nosuch" ""
 : >"$tmp/kernel-dbg.config"
 lists_ "a boot of a kernel with its fragment passes" 0 "dbg a 10 ./a" "dbg @dbg" ""
-# on-demand boots: never in 'make test', alone when ONLY names them
+# on-demand boots: never in 'make test', alone when ONLY names them; the
+# i386 boots are in 'make test'
 all=$(env -u ONLY "$TOP/scripts/test.sh" --list 2>&1 | awk '{ print $1 }' | tr '\n' ' ') || all="(test.sh --list failed: $all)"
 if [[ " $all" == *" default "* && " $all" != *" check "* && " $all" != *" kcsan "* &&
-	" $all" != *" i386 "* ]]; then
-	ok "test.sh runs no on-demand boot (check, kcsan, i386) unless named: $all"
+	" $all" == *" debug i386 i386-hpet "* ]]; then
+	ok "test.sh runs no on-demand boot (check, kcsan) unless named, and the i386 boots after debug: $all"
 else
-	notok "test.sh runs no on-demand boot (check, kcsan, i386) unless named: it would run $all"
+	notok "test.sh runs no on-demand boot (check, kcsan) unless named, and the i386 boots after debug: it would run $all"
 fi
 one=$(ONLY=check "$TOP/scripts/test.sh" --list 2>&1) || true
 if [ "$one" = "check build/kbuild " ]; then
@@ -267,11 +268,18 @@ if [ "$one" = "check build/kbuild " ]; then
 else
 	notok "ONLY=check runs the check boot alone, on the normal kernel: it would run '$one'"
 fi
-one=$(ONLY=i386 "$TOP/scripts/test.sh" --list 2>&1) || true
-if [ "$one" = "i386 build/kbuild-i386 " ]; then
-	ok "ONLY=i386 runs the i386 boot alone, on the i386 kernel"
+one=$(ONLY='i386-hpet i386' "$TOP/scripts/test.sh" --list 2>&1 | awk '{ print $1, $2 }' | tr '\n' ' ') || true
+if [ "$one" = "i386 build/kbuild-i386 i386-hpet build/kbuild-i386 " ]; then
+	ok "ONLY='i386-hpet i386' runs the two i386 boots, in boots.list's order, on the i386 kernel"
 else
-	notok "ONLY=i386 runs the i386 boot alone, on the i386 kernel: it would run '$one'"
+	notok "ONLY='i386-hpet i386' runs the two i386 boots, in boots.list's order, on the i386 kernel: it would run '$one'"
+fi
+rc=0
+one=$(ONLY='i386 i368' "$TOP/scripts/test.sh" --list 2>&1) || rc=$?
+if [ "$rc" != 0 ] && [[ $one == *"ONLY names 'i368', which is not a boot"* ]]; then
+	ok "ONLY naming a boot that does not exist fails (a typo would drop that boot silently)"
+else
+	notok "ONLY naming a boot that does not exist fails: rc $rc, '$one'"
 fi
 lists_ "an on-demand boot of a kernel without its fragment fails" 1 \
 	"dbg a 10 ./a" "dbg on-demand @nosuch" ""

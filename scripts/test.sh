@@ -8,9 +8,9 @@
 # status if any boot failed.
 # Usage: test.sh [TIMEOUT_PER_BOOT | --list]
 #   --list         prints the boots that would run (NAME KOUT PARAMS), no boot
-#   ONLY=NAME      runs one boot. A boot marked on-demand in boots.list
-#                  runs only when ONLY names it (make check, make
-#                  test-kcsan, make test-i386). On a KCSAN kernel data races fail the run
+#   ONLY='NAME...' runs only the boots it names (space-separated). A boot
+#                  marked on-demand in boots.list runs only when ONLY names
+#                  it (make check, make test-kcsan). On a KCSAN kernel data races fail the run
 #                  only when they name a function of the series.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -20,14 +20,19 @@ tmo=${1:-900} list=0
 [ "$tmo" = --list ] && list=1
 [[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
+boot_names=$(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")
+for w in ${ONLY:-}; do
+	[[ " $boot_names" == *" $w "* ]] ||
+		die "ONLY names '$w', which is not a boot of guest/boots.list ($boot_names): fix the name"
+done
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac
-	if [ -n "${ONLY:-}" ] && [ "$ONLY" != "$name" ]; then
+	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
 		continue
 	fi
 	if [[ $params == on-demand || $params == "on-demand "* ]]; then
-		[ "${ONLY:-}" = "$name" ] || continue
+		[[ " ${ONLY:-} " == *" $name "* ]] || continue
 		read -r _ params <<<"$params"
 	fi
 	kernel=default kout=$KOUT
@@ -46,8 +51,9 @@ while read -r name params; do
 	# the skips this boot must show (guest/skips.list), and no others
 	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips")
-	# KUnit runs at every boot: count it once per kernel
-	if [[ $kunit_done != *" $kernel "* ]]; then
+	# KUnit runs at every boot: count it once per kernel, in its first
+	# boot that does not turn it off
+	if [[ $kunit_done != *" $kernel "* && " $params " != *" kunit.enable=0 "* ]]; then
 		opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
 		kunit_done+="$kernel "
 	fi
@@ -74,7 +80,7 @@ if [ "$list" = 1 ] && [ "$first" = 0 ]; then
 fi
 if [ "$first" = 1 ]; then
 	bad+=("${ONLY:-(none)}")
-	echo "ERROR: no boot ran: ONLY='${ONLY:-}' names none of $(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")(guest/boots.list)" >&2
+	echo "ERROR: no boot ran: ONLY='${ONLY:-}' names none of ${boot_names}(guest/boots.list)" >&2
 fi
 [ ${#bad[@]} -eq 0 ] || printf 'FAILED boots: %s (logs: build/results/test-NAME-serial.log and test-NAME-results.txt)\n' "${bad[*]}" >&2
 if [ "$skipped" -gt 0 ]; then

@@ -157,7 +157,7 @@ echo
 echo "== perf stat: syscalls per call (raw_syscalls:sys_enter, less a run with no calls)"
 if [ "$i386" = 1 ] && ! command -v perf >/dev/null; then
 	echo "skipped: no perf in the i386 guest (an amd64 package in the x86-64 guest only;"
-	echo "make test-i386's tod_vdso syscalls counts the vDSO's system calls on the same tracepoint)"
+	echo "make test's i386 boots count the vDSO's system calls on the same tracepoint: tod_vdso syscalls)"
 	[ "$fail" = 0 ] || echo "make bench: FAILED paths above; their figures are not timings"
 	exit "$fail"
 fi

@@ -6,7 +6,9 @@
 #   - a boot's @KERNEL has its fragment, kernel-KERNEL.config, beside boots.list;
 #   - boot names are unique, and test names unique within a boot;
 #   - every skips.list line names a boot and a test of that boot;
-#   - tests.list lines have a numeric timeout, kunit.suites lines a count.
+#   - tests.list lines have a numeric timeout, kunit.suites lines a count;
+#   - each kernel that make test boots has a boot that runs KUnit (no
+#     kunit.enable=0), where it is counted.
 # Usage: check-lists.sh [TESTS_LIST BOOTS_LIST SKIPS_LIST KUNIT_SUITES]
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -26,6 +28,16 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
 		boot[$1] = 1
 		k = $2 == "on-demand" ? $3 : $2
+		# KUnit is counted in the first boot of a kernel that runs it
+		# (scripts/test.sh): each kernel of make test needs one
+		kern = k ~ /^@/ ? k : "(default)"
+		if ($2 != "on-demand") {
+			inrun[kern] = 1
+			off = 0
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^kunit\.enable=/) off = $i ~ /^kunit\.enable=([0nNfF]|[oO][fF])/
+			if (!off) counted[kern] = 1
+		}
 		if (k ~ /^@/) {
 			frag = dir "/kernel-" substr(k, 2) ".config"
 			if ((getline junk < frag) < 0)
@@ -58,6 +70,11 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 		if (NF != 2 || $2 !~ /^[0-9]+$/ || $2 == 0) print FILENAME ":" FNR ": want SUITE CASES, CASES a positive number"
 		else if ($1 in suite) print FILENAME ":" FNR ": suite " $1 " pinned twice"
 		suite[$1] = 1
+	}
+	END {
+		for (kern in inrun)
+			if (!(kern in counted))
+				print B ": every boot of kernel " kern " turns KUnit off (kunit.enable=0): its KUnit would never be counted; let one of them run it"
 	}' "$boots" "$tests" "$skips" "$suites" | sed 's/^/ERROR: /')
 if [ -n "$errs" ]; then
 	printf '%s\n' "$errs" >&2

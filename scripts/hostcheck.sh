@@ -191,6 +191,9 @@ case_ "non-zero guest rc fails" 1 "" "x" "@@NEWTOD-DONE rc=3"
 case_ "timeout fails" 1 "" "x" "$TAP_PASS" --tap --timed-out
 case_ "KUnit failure fails" 1 "1 passed, 1 failed" "$KTAP_FAIL" "$DONE0" --kunit
 case_ "missing KUnit output fails" 1 "" "no ktap here" "$DONE0" --kunit
+case_ "KUnit turned off in a boot that counts it fails" 1 "" "kunit: disabled" "$DONE0" --kunit
+case_ "a KUnit failure in a boot that does not count KUnit fails" 1 "" "$KTAP_FAIL" "$DONE0"
+case_ "a passing KUnit in a boot that does not count KUnit passes" 0 "" "$KTAP_PASS" "$DONE0"
 case_ "no TAP at all fails" 1 "" "x" "$DONE0" --tap
 case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
 	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
@@ -253,14 +256,18 @@ lists_ "a boot of a kernel without its fragment (guest/kernel-NAME.config) fails
 	"dbg a 10 ./a" "dbg @nosuch" ""
 : >"$tmp/kernel-dbg.config"
 lists_ "a boot of a kernel with its fragment passes" 0 "dbg a 10 ./a" "dbg @dbg" ""
+lists_ "a kernel whose every boot turns KUnit off fails (never counted)" 1 \
+	"dbg a 10 ./a"$'\n'"dbg2 a 10 ./a" "dbg @dbg kunit.enable=0"$'\n'"dbg2 @dbg x kunit.enable=off" ""
+lists_ "a kernel with one boot that runs KUnit passes" 0 \
+	"dbg a 10 ./a"$'\n'"dbg2 a 10 ./a" "dbg @dbg kunit.enable=0"$'\n'"dbg2 @dbg kunit.enable=0 kunit.enable=1" ""
 # on-demand boots: never in 'make test', alone when ONLY names them; the
 # i386 boots are in 'make test'
 all=$(env -u ONLY "$TOP/scripts/test.sh" --list 2>&1 | awk '{ print $1 }' | tr '\n' ' ') || all="(test.sh --list failed: $all)"
 if [[ " $all" == *" default "* && " $all" != *" check "* && " $all" != *" kcsan "* &&
-	" $all" == *" debug i386 i386-hpet "* ]]; then
-	ok "test.sh runs no on-demand boot (check, kcsan) unless named, and the i386 boots after debug: $all"
+	" $all" == *" debug "* && " $all" == *" i386 "* && " $all" == *" i386-hpet "* ]]; then
+	ok "test.sh runs no on-demand boot (check, kcsan) unless named, and runs the debug and i386 boots: $all"
 else
-	notok "test.sh runs no on-demand boot (check, kcsan) unless named, and the i386 boots after debug: it would run $all"
+	notok "test.sh runs no on-demand boot (check, kcsan) unless named, and runs the debug and i386 boots: it would run $all"
 fi
 one=$(ONLY=check "$TOP/scripts/test.sh" --list 2>&1) || true
 if [ "$one" = "check build/kbuild " ]; then

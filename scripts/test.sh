@@ -2,8 +2,10 @@
 # 'make test' in the guest: one boot per line of guest/boots.list, each
 # running its tests from guest/tests.list, with the skips guest/skips.list
 # expects of it; KUnit is counted from the log of the first boot of each
-# kernel, and the suites of guest/kunit.suites pinned. A boot whose first
-# word is @NAME boots the kernel of build/kbuild-NAME (make kernel-NAME).
+# kernel that does not turn it off (kunit.enable=0), with the suites of
+# guest/kunit.suites pinned; a KUnit failure in another boot fails that
+# boot. A boot whose first word is @NAME boots the kernel of
+# build/kbuild-NAME (make kernel-NAME).
 # Ends with the total "N passed, N failed[, N skipped]" and a non-zero
 # status if any boot failed.
 # Usage: test.sh [TIMEOUT_PER_BOOT | --list]
@@ -21,11 +23,37 @@ tmo=${1:-900} list=0
 [[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
 boot_names=$(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")
-for w in ${ONLY:-}; do
+read -ra only <<<"${ONLY:-}"
+ONLY=${only[*]}
+for w in "${only[@]}"; do
 	[[ " $boot_names" == *" $w "* ]] ||
-		die "ONLY names '$w', which is not a boot of guest/boots.list ($boot_names): fix the name"
+		die "ONLY names '$w', which is not a boot of guest/boots.list (${boot_names% }): fix the name"
 done
+# Every kernel the boots want, before the first boot: not after an hour of
+# the others
+if [ "$list" = 0 ]; then
+	while read -r bname bkout _; do
+		[[ $bkout == */kbuild-* ]] || continue
+		[[ $bkout == /* ]] || bkout=$TOP/$bkout
+		[ -f "$bkout/arch/x86/boot/bzImage" ] ||
+			die "boot $bname wants the kernel of ${bkout#"$TOP"/}, which is not built: run 'make kernel-${bkout##*/kbuild-}'"
+	done < <(ONLY=$ONLY "$0" --list)
+fi
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
+
+# kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
+# last kunit.enable= wins; a bool as kstrtobool() reads it)
+kunit_off() {
+	local w off=0 words
+	read -ra words <<<"$1"
+	for w in "${words[@]}"; do
+		case "$w" in
+		kunit.enable=[0nNfF]* | kunit.enable=[oO][fF]*) off=1 ;;
+		kunit.enable=*) off=0 ;;
+		esac
+	done
+	[ "$off" = 1 ]
+}
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac
 	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
@@ -53,7 +81,7 @@ while read -r name params; do
 	opts=(--tap --expect-skips "$skips")
 	# KUnit runs at every boot: count it once per kernel, in its first
 	# boot that does not turn it off
-	if [[ $kunit_done != *" $kernel "* && " $params " != *" kunit.enable=0 "* ]]; then
+	if [[ $kunit_done != *" $kernel "* ]] && ! kunit_off "$params ${APPEND:-}"; then
 		opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
 		kunit_done+="$kernel "
 	fi

@@ -3,7 +3,8 @@
 # non-zero, and 'make run' must return the guest command's status.
 #   - a failing guest test         (newtod.selftest=fail)
 #   - a guest kernel panic         (newtod.selftest=panic: init exits)
-#   - a guest that hangs           (newtod.selftest=hang, 60 s timeout)
+#   - a guest that hangs           (newtod.selftest=hang, 60 s timeout),
+#     and one left in S3: the timeout says which (QEMU's VM status)
 #   - a patch that does not apply  (a bad patch in a scratch series)
 #   - make run CMD='cat /proc/version' -> 0;  CMD=false -> non-zero
 set -euo pipefail
@@ -32,6 +33,21 @@ expect nonzero "guest kernel panic fails the run" \
 	env APPEND=newtod.selftest=panic "$TOP/scripts/qemu.sh" --job test --tap --kunit --name hc-panic --timeout 300
 expect nonzero "hung guest is stopped by the timeout and fails" \
 	env APPEND=newtod.selftest=hang "$TOP/scripts/qemu.sh" --job test --tap --kunit --name hc-hang --timeout 60
+said() { # said NAME REGEX: the last expect's output says REGEX
+	n=$((n + 1))
+	if grep -qE "$2" "$BUILD/harness-check.log"; then
+		echo "ok $n $1"
+	else
+		fails=$((fails + 1))
+		echo "not ok $n $1 (no line matching '$2' in build/harness-check.log)"
+	fi
+}
+said "the timeout says the hung guest was running (hung or busy)" \
+	'VM status: running: the guest was hung or busy'
+expect nonzero "a guest left in S3 with no wake alarm is stopped by the timeout and fails" \
+	"$TOP/scripts/qemu.sh" --job run --cmd 'echo mem > /sys/power/state' --name hc-s3 --timeout 60
+said "the timeout says that guest was in S3" \
+	'VM status: .*suspended.*: the guest was in S3 and no wake event came'
 expect 0 "make run CMD='cat /proc/version' returns 0" \
 	"$TOP/scripts/qemu.sh" --job run --cmd 'cat /proc/version' --name hc-run-ok --timeout 300
 expect nonzero "make run CMD=false returns non-zero" \

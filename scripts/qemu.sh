@@ -100,19 +100,67 @@ log "qemu: booting (job=$job, timeout ${timeout_s}s, console log ${serial#"$TOP"
 start=$(date +%s)
 timed_out=0
 qrc=0
+# A guest that does not finish says nothing on a console it has suspended:
+# 10 s before the timeout, ask QEMU's monitor what state the guest is in
+# (running: hung or busy; suspended: in S3, no wake event came) and where
+# its CPUs are, into $RESULTS/NAME-qemu-status.txt.
+mon=$jobdir/monitor.sock
+qstatus=$RESULTS/$name-qemu-status.txt
+rm -f "$qstatus"
+(
+	ask=$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))
+	while [ $(($(date +%s) - start)) -lt "$ask" ]; do sleep 1; done
+	python3 - "$mon" 'info status' 'info registers -a' >"$qstatus" 2>&1 <<'PY' || true
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(2)
+def drain():
+    out = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            out += d
+    except socket.timeout:
+        pass
+    text = out.decode(errors="replace").replace("\r", "")
+    # the monitor echoes each key it is sent, with escape codes: drop that
+    return "\n".join(l for l in text.split("\n") if "\x1b" not in l)
+drain()
+for c in sys.argv[2:]:
+    s.sendall((c + "\n").encode())
+    print(drain())
+PY
+) &
+watcher=$!
 if [ "${V:-0}" = 1 ]; then
-	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial stdio -serial "file:$results" \
-		</dev/null | tee "$serial" || qrc=$?
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
+		-serial stdio -serial "file:$results" </dev/null | tee "$serial" || qrc=$?
 else
-	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor none -serial "file:$serial" -serial "file:$results" \
+	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
+		-serial "file:$serial" -serial "file:$results" \
 		</dev/null >"$RESULTS/$name-qemu.log" 2>&1 || qrc=$?
 fi
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
 [ "$qrc" = 124 ] || [ "$qrc" = 137 ] && timed_out=1
 if [ "$timed_out" = 0 ] && [ "$qrc" != 0 ]; then
 	cat "$RESULTS/$name-qemu.log" >&2 2>/dev/null || true
 	die "QEMU failed (exit $qrc): see the messages above"
 fi
 log "qemu: guest ran $(($(date +%s) - start)) s"
+if [ "$timed_out" = 1 ]; then
+	vmstate=$(grep -aom1 'VM status: [a-z -]*([a-z-]*)\|VM status: [a-z-]*' "$qstatus" 2>/dev/null || true)
+	case "$vmstate" in
+	*suspended*) log "qemu: 10 s before the timeout, $vmstate: the guest was in S3 and no wake event came (its CPUs' registers: ${qstatus#"$TOP"/})" ;;
+	"VM status: "*) log "qemu: 10 s before the timeout, $vmstate: the guest was hung or busy (its CPUs' registers: ${qstatus#"$TOP"/})" ;;
+	*) log "qemu: 10 s before the timeout, QEMU's monitor did not answer (${qstatus#"$TOP"/})" ;;
+	esac
+else
+	rm -f "$qstatus"
+fi
 
 opts=("${checks[@]}")
 [ "$timed_out" = 1 ] && opts+=(--timed-out)

@@ -74,8 +74,6 @@ while read -r name params; do
 		echo "$name ${kout#"$TOP"/} $params"
 		continue
 	fi
-	[ "$kernel" = default ] || [ -f "$kout/arch/x86/boot/bzImage" ] ||
-		die "boot $name wants the kernel of ${kout#"$TOP"/}, which is not built: run 'make kernel-$kernel'"
 	# the skips this boot must show (guest/skips.list), and no others
 	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips")

@@ -12,6 +12,19 @@ PKGS=(gcc gcc-multilib libc6-dev make flex bison bc libelf-dev libssl-dev cpio x
 	qemu-system-x86 busybox-static linux-perf hyperfine linuxptp shellcheck
 	gnuplot-nox python3 python3-ply python3-git git perl sparse python3-sphinx python3-yaml)
 
+# apt-get update, tried again once after a pause. A mirror caught in a sync
+# fails the update for one index ("File has unexpected size ... Mirror sync
+# in progress?") while the others, and the packages this needs, are fine:
+# then go on with the lists apt has; a package really missing fails the
+# install or download below with its own message.
+apt_update() {
+	apt-get update -qq && return 0
+	warn "apt-get update failed (above): trying again in 30 s"
+	sleep 30
+	apt-get update -qq && return 0
+	warn "apt-get update failed twice: going on with the package lists apt has. If a package is missing below, check the mirror in /etc/apt and run 'make deps' again"
+}
+
 # The i386 guest's busybox (make initramfs-i386): Debian's busybox-static
 # for i386, unpacked to $BUSYBOX_I386, never installed (the host's is
 # amd64; dpkg gets the i386 architecture only to download it). This host
@@ -29,7 +42,7 @@ busybox_i386() {
 	if ! dpkg --print-foreign-architectures | grep -qx i386; then
 		log "deps: dpkg --add-architecture i386 (to download busybox-static:i386; nothing i386 is installed)"
 		dpkg --add-architecture i386 || die "dpkg --add-architecture i386 failed: see the message above"
-		apt-get update -qq || die "apt-get update failed: check the Debian mirror configuration in /etc/apt"
+		apt_update
 	fi
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # $tmp is fixed now
@@ -38,7 +51,7 @@ busybox_i386() {
 	# (as root: apt's _apt user cannot write to the private temporary directory)
 	dl() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:i386); }
 	if ! dl; then
-		apt-get update -qq || die "apt-get update failed: check the Debian mirror configuration in /etc/apt"
+		apt_update
 		dl || die "apt-get download busybox-static:i386 failed (above): is the i386 architecture in 'dpkg --print-foreign-architectures' and the mirror reachable?"
 	fi
 	deb=$(find "$tmp" -maxdepth 1 -name 'busybox-static_*_i386.deb' | head -1)
@@ -86,7 +99,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 log "deps: apt-get update"
-apt-get update -qq || die "apt-get update failed: check the Debian mirror configuration in /etc/apt"
+apt_update
 
 src_spec=()
 if [ "$src_ok" = 0 ]; then

@@ -16,13 +16,22 @@ PKGS=(gcc gcc-multilib libc6-dev make flex bison bc libelf-dev libssl-dev cpio x
 # fails the update for one index ("File has unexpected size ... Mirror sync
 # in progress?") while the others, and the packages this needs, are fine:
 # then go on with the lists apt has; a package really missing fails the
-# install or download below with its own message.
+# install or download below with its own message, and the pinned kernel
+# source is not swapped for another version on lists that may be old.
+APT_UPDATED=0 APT_UPDATE_OK=1
 apt_update() {
+	[ "$APT_UPDATED" = 0 ] || return 0
+	APT_UPDATED=1
 	apt-get update -qq && return 0
-	warn "apt-get update failed (above): trying again in 30 s"
+	warn "apt-get update failed (apt's E: lines above name the source): trying again in 30 s"
 	sleep 30
 	apt-get update -qq && return 0
-	warn "apt-get update failed twice: going on with the package lists apt has. If a package is missing below, check the mirror in /etc/apt and run 'make deps' again"
+	APT_UPDATE_OK=0
+	warn "apt-get update failed twice: going on with the package lists apt has (a suite whose update failed keeps its old lists, or none on a new machine). If something is missing below, fix the source named above in /etc/apt ('Mirror sync in progress?' clears by itself) and run 'make deps' again"
+}
+# what to add to an error when the lists may be stale
+stale_lists() {
+	[ "$APT_UPDATE_OK" = 1 ] || printf ' (apt-get update had failed: the package lists may be old or missing)'
 }
 
 # The i386 guest's busybox (make initramfs-i386): Debian's busybox-static
@@ -52,7 +61,7 @@ busybox_i386() {
 	dl() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:i386); }
 	if ! dl; then
 		apt_update
-		dl || die "apt-get download busybox-static:i386 failed (above): is the i386 architecture in 'dpkg --print-foreign-architectures' and the mirror reachable?"
+		dl || die "apt-get download busybox-static:i386 failed (above)$(stale_lists): is the i386 architecture in 'dpkg --print-foreign-architectures' and the mirror reachable?"
 	fi
 	deb=$(find "$tmp" -maxdepth 1 -name 'busybox-static_*_i386.deb' | head -1)
 	[ -n "$deb" ] || die "apt-get download busybox-static:i386 left no .deb in $tmp"
@@ -92,7 +101,7 @@ fi
 
 if [ "$(id -u)" != 0 ]; then
 	printf 'ERROR: missing packages and not root. Run as root:\n' >&2
-	printf '  apt-get update && apt-get install -y --no-install-recommends %s linux-source-6.12=%s\n' \
+	printf '  apt-get update; apt-get install -y --no-install-recommends %s linux-source-6.12=%s\n' \
 		"${missing[*]}" "$KVER_PIN" >&2
 	exit 1
 fi
@@ -106,6 +115,8 @@ if [ "$src_ok" = 0 ]; then
 	if apt-cache madison linux-source-6.12 | awk -v v="$KVER_PIN" '$3 == v { f = 1 } END { exit !f }'; then
 		src_spec=("linux-source-6.12=$KVER_PIN")
 	else
+		[ "$APT_UPDATE_OK" = 1 ] ||
+			die "linux-source-6.12=$KVER_PIN is not in apt's package lists, but apt-get update failed (above), so the bookworm-security lists may be old or missing: run 'make deps' again once the mirror is whole"
 		newest=$(apt-cache madison linux-source-6.12 | awk 'NR==1 {print $3}')
 		[ -n "$newest" ] || die "no linux-source-6.12 in the archive: enable bookworm-security or bookworm-backports"
 		printf '\n*** WARNING: linux-source-6.12 %s is gone from the archive; using %s. ***\n' \
@@ -115,8 +126,9 @@ if [ "$src_ok" = 0 ]; then
 	fi
 fi
 log "deps: installing ${missing[*]} ${src_spec[*]}"
-apt-get install -y -qq --reinstall --no-install-recommends "${missing[@]}" "${src_spec[@]}" >/dev/null ||
-	die "apt-get install failed: see the messages above"
+apt-get install -y -qq -o DPkg::Lock::Timeout=300 --reinstall --no-install-recommends \
+	"${missing[@]}" "${src_spec[@]}" >/dev/null ||
+	die "apt-get install failed$(stale_lists): see the messages above"
 [ -f "$KSOURCE_TARBALL" ] || die "$KSOURCE_TARBALL is missing after installing linux-source-6.12"
 busybox_i386
 log "deps: done"

@@ -31,7 +31,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 debug-check \
+.PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
 
@@ -45,6 +45,7 @@ help:
 	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make test-i386   only the i386 boots of 'make test': the i386 kernel (qemu-system-i386)"
+	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
 	@echo "                   on the TSC with KUnit, then on the HPET; 32-bit programs"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
@@ -309,6 +310,11 @@ test-kcsan: kernel-kcsan initramfs
 # the two boots of boots.list on it, on the TSC with KUnit and on the HPET.
 test-i386: kernel-i386 initramfs-i386
 	@ONLY="$$(awk '$$1 !~ /^#/ && $$2 == "@i386" { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
+
+# Every i386 boot of boots.list, the on-demand ones too (i386-pit: the
+# PIT's checks and tod_core's 10 s rates on i386, left out of make test).
+test-i386-full: kernel-i386 initramfs-i386
+	@ONLY="$$(awk '$$1 !~ /^#/ && ($$2 == "@i386" || ($$2 == "on-demand" && $$3 == "@i386")) { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
 
 # Each class of debug-kernel report (lockdep, KASAN, UBSAN, ...) provoked
 # in one boot of the debug kernel must fail that boot.

@@ -45,8 +45,8 @@ help:
 	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make test-i386   only the i386 boots of 'make test': the i386 kernel (qemu-system-i386)"
-	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
 	@echo "                   on the TSC with KUnit, then on the HPET; 32-bit programs"
+	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
@@ -307,12 +307,14 @@ test-kcsan: kernel-kcsan initramfs
 	@scripts/debug-check.sh kcsan
 
 # The i386 guest alone (make test runs it too): its kernel and initramfs,
-# the two boots of boots.list on it, on the TSC with KUnit and on the HPET.
+# the two @i386 boots of make test (not the on-demand i386-pit), on the TSC
+# with KUnit and on the HPET.
 test-i386: kernel-i386 initramfs-i386
 	@ONLY="$$(awk '$$1 !~ /^#/ && $$2 == "@i386" { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
 
-# Every i386 boot of boots.list, the on-demand ones too (i386-pit: the
-# PIT's checks and tod_core's 10 s rates on i386, left out of make test).
+# Every i386 boot of boots.list, the on-demand ones too (i386-pit: ts-pit's
+# checks less xthread and S3, and tod_core's 10 s rates on i386, left out
+# of make test).
 test-i386-full: kernel-i386 initramfs-i386
 	@ONLY="$$(awk '$$1 !~ /^#/ && ($$2 == "@i386" || ($$2 == "on-demand" && $$3 == "@i386")) { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
 

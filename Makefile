@@ -31,7 +31,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
-.PHONY: help deps deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
+.PHONY: help deps deps-host deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
 
@@ -60,7 +60,8 @@ help:
 	@echo "  make run CMD='...' [EXTRA=dir]"
 	@echo "                   run CMD in the guest (EXTRA's files in /extra); returns its exit status"
 	@echo "  make deps        install Debian packages (as root), download the i386 guest's busybox"
-	@echo "                   (dpkg --add-architecture i386 for that download; nothing i386 is installed)"
+	@echo "                   (dpkg --add-architecture i386 for that download; nothing i386 is installed);"
+	@echo "                   only the i386 targets need the busybox (make deps-i386)"
 	@echo "  make tree        unpack linux-source-6.12 into build/linux (tag 'base') and apply kernel-patches/"
 	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
 	@echo "  make kernel-debug / kernel-kcsan   the same plus guest/kernel-{debug,kcsan}.config,"
@@ -80,9 +81,15 @@ help:
 	@echo "Variables: APPEND='kernel params'  QEMU_OPTS='qemu options'  V=1 (show console)"
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
-tree: deps
+# What every target needs: the packages, not the i386 busybox (deps-i386),
+# so that a user without root can build and boot the x86-64 guest once
+# they are installed.
+deps-host:
+	@scripts/deps.sh host
+
+tree: deps-host
 	@scripts/tree.sh
 
 kernel: tree
@@ -283,9 +290,9 @@ $(GBIN32)/tests/bracket2ktap: guest/tests/bracket2ktap.sh
 initramfs: guest-bin
 	@scripts/initramfs.sh
 
-# 'make deps' fetches the i386 busybox too (make test boots i386); the
-# name stays for the i386 targets' prerequisites.
-deps-i386: deps
+# The i386 guest's busybox (and the packages): only the i386 targets need it.
+deps-i386:
+	@scripts/deps.sh all
 
 initramfs-i386: guest-bin32 deps-i386
 	@KARCH=i386 scripts/initramfs.sh

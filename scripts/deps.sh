@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Install what the project needs from Debian's archive. Idempotent: when every
-# package is already there it only checks and returns. It also unpacks the
-# i386 guest's busybox (make test boots an i386 guest): this adds the i386
-# architecture to dpkg, to download it; nothing i386 is installed.
+# package is already there it only checks and returns.
+#
+#   deps.sh [all]   the packages, and the i386 guest's busybox (make test boots
+#                   an i386 guest): this adds the i386 architecture to dpkg, to
+#                   download it; nothing i386 is installed
+#   deps.sh host    the packages only (what every target without an i386 guest
+#                   needs): no root once they are installed
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,16 +16,27 @@ PKGS=(gcc gcc-multilib libc6-dev make flex bison bc libelf-dev libssl-dev cpio x
 	qemu-system-x86 busybox-static linux-perf hyperfine linuxptp shellcheck
 	gnuplot-nox python3 python3-ply python3-git git perl sparse python3-sphinx python3-yaml)
 
-# apt-get update, tried again once after a pause. A mirror caught in a sync
+MODE=${1:-all}
+case "$MODE" in
+all | host) ;;
+*) die "deps.sh: unknown mode '$MODE': use 'all' (packages and the i386 busybox) or 'host' (packages only)" ;;
+esac
+
+# apt-get update, tried again once after a pause. It runs once per set of
+# dpkg architectures: adding i386 makes the next call fetch the lists again
+# (apt has no i386 lists before), and --force fetches them again anyway. A mirror caught in a sync
 # fails the update for one index ("File has unexpected size ... Mirror sync
 # in progress?") while the others, and the packages this needs, are fine:
 # then go on with the lists apt has; a package really missing fails the
 # install or download below with its own message, and the pinned kernel
 # source is not swapped for another version on lists that may be old.
-APT_UPDATED=0 APT_UPDATE_OK=1
+APT_UPDATED_FOR='' APT_UPDATE_OK=1
 apt_update() {
-	[ "$APT_UPDATED" = 0 ] || return 0
-	APT_UPDATED=1
+	local archs
+	archs="native $(dpkg --print-foreign-architectures | LC_ALL=C sort | tr '\n' ' ')"
+	[ "${1:-}" = --force ] || [ "$APT_UPDATED_FOR" != "$archs" ] || return 0
+	APT_UPDATED_FOR=$archs APT_UPDATE_OK=1
+	log "deps: apt-get update (architectures: ${archs% })"
 	apt-get update -qq && return 0
 	warn "apt-get update failed (apt's E: lines above name the source): trying again in 30 s"
 	sleep 30
@@ -48,11 +63,8 @@ busybox_i386() {
 		exit 1
 	fi
 	local tmp deb bin
-	if ! dpkg --print-foreign-architectures | grep -qx i386; then
-		log "deps: dpkg --add-architecture i386 (to download busybox-static:i386; nothing i386 is installed)"
-		dpkg --add-architecture i386 || die "dpkg --add-architecture i386 failed: see the message above"
-		apt_update
-	fi
+	add_i386
+	apt_update
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # $tmp is fixed now
 	trap "rm -rf '$tmp'" EXIT
@@ -60,7 +72,7 @@ busybox_i386() {
 	# (as root: apt's _apt user cannot write to the private temporary directory)
 	dl() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root busybox-static:i386); }
 	if ! dl; then
-		apt_update
+		apt_update --force
 		dl || die "apt-get download busybox-static:i386 failed (above)$(stale_lists): is the i386 architecture in 'dpkg --print-foreign-architectures' and the mirror reachable?"
 	fi
 	deb=$(find "$tmp" -maxdepth 1 -name 'busybox-static_*_i386.deb' | head -1)
@@ -75,6 +87,13 @@ busybox_i386() {
 	dpkg-deb -f "$deb" Version >"$BUSYBOX_I386.version"
 	busybox_i386_ok || die "busybox-static:i386 is $(cat "$BUSYBOX_I386.version"), the host's busybox-static $(dpkg-query -W -f='${Version}' busybox-static): upgrade the host's (apt-get install busybox-static) so that they match"
 	log "deps: i386 busybox $(cat "$BUSYBOX_I386.version") in ${BUSYBOX_I386#"$TOP"/}"
+}
+
+# dpkg's i386 architecture, for the download of busybox-static:i386 (as root)
+add_i386() {
+	dpkg --print-foreign-architectures | grep -qx i386 && return 0
+	log "deps: dpkg --add-architecture i386 (to download busybox-static:i386; nothing i386 is installed)"
+	dpkg --add-architecture i386 || die "dpkg --add-architecture i386 failed: see the message above"
 }
 
 missing=()
@@ -95,7 +114,7 @@ esac
 
 if [ ${#missing[@]} -eq 0 ] && [ "$src_ok" = 1 ] && [ -f "$KSOURCE_TARBALL" ]; then
 	log "deps: all packages present"
-	busybox_i386
+	[ "$MODE" = host ] || busybox_i386
 	exit 0
 fi
 
@@ -107,7 +126,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-log "deps: apt-get update"
+# The architecture first, so that one update fetches the i386 lists too.
+[ "$MODE" = host ] || busybox_i386_ok || add_i386
 apt_update
 
 src_spec=()
@@ -130,5 +150,5 @@ apt-get install -y -qq -o DPkg::Lock::Timeout=300 --reinstall --no-install-recom
 	"${missing[@]}" "${src_spec[@]}" >/dev/null ||
 	die "apt-get install failed$(stale_lists): see the messages above"
 [ -f "$KSOURCE_TARBALL" ] || die "$KSOURCE_TARBALL is missing after installing linux-source-6.12"
-busybox_i386
+[ "$MODE" = host ] || busybox_i386
 log "deps: done"

@@ -533,6 +533,10 @@ else
 	sed 's/^/# /' "$tmp/r.json"
 fi
 
+# scripts/deps.sh on replayed machines (a new one among them)
+# shellcheck source=scripts/hostcheck-deps.sh
+. "$TOP/scripts/hostcheck-deps.sh"
+
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh" \
 		"$TOP/guest/tests/bracket2ktap.sh"; then

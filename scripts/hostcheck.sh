@@ -533,6 +533,39 @@ else
 	sed 's/^/# /' "$tmp/r.json"
 fi
 
+# bracket2ktap: the vDSO selftest's [RUN]/[OK] lines as TAP. A tod clock
+# that both paths call missing ("[OK] No such clock.") and a [WARN] fail.
+b2k_() { # b2k_ NAME EXPECT_RC EXPECT_REGEX OUTPUT [OPTS...]
+	local name=$1 want_rc=$2 want=$3 rc=0 got
+	printf '%s\n' "$4" >"$tmp/b2k.out"
+	shift 4
+	got=$("$bb" sh "$TOP/guest/tests/bracket2ktap.sh" "$@" cat "$tmp/b2k.out" 2>&1) || rc=$?
+	if [ "$rc" != "$want_rc" ] || ! printf '%s\n' "$got" | grep -qE -- "$want"; then
+		notok "bracket2ktap: $name: exit $rc (expected $want_rc), or no line matching '$want'"
+		printf '%s\n' "$got" | sed 's/^/# /'
+	else
+		ok "bracket2ktap: $name"
+	fi
+}
+TOD_RUN=$'[RUN]\tTesting clock_gettime for clock CLOCK_TOD_REALTIME (12)...'
+TOD_PASS=$'\t1.000000000 1.000000001 1.000000002\n[OK]\tTest Passed.'
+b2k_ "a tod clock that passes is ok" 0 '^ok 2 Testing clock_gettime for clock CLOCK_TOD_REALTIME' \
+	$'[RUN]\tTesting clock_gettime for clock CLOCK_REALTIME (0)...\n[OK]\tTest Passed.\n'"$TOD_RUN"$'\n'"$TOD_PASS" \
+	-p CLOCK_TOD_
+b2k_ "a tod clock that both paths call missing fails under -p" 1 '^not ok 1 .*CLOCK_TOD_REALTIME.*No such clock' \
+	"$TOD_RUN"$'\n[OK]\tNo such clock.' -p CLOCK_TOD_
+b2k_ "a missing clock the run need not pass is ok" 0 '^ok 1 .*invalid.*No such clock' \
+	$'[RUN]\tTesting clock_gettime for clock invalid (-1)...\n[OK]\tNo such clock.' -p CLOCK_TOD_
+b2k_ "a [WARN] is a failed result" 1 '^not ok 1 .*syscall returned error 22 \(a \[WARN\]' \
+	"$TOD_RUN"$'\n[WARN]\t clock_gettime(12) syscall returned error 22' -p CLOCK_TOD_
+b2k_ "a tod clock's run with no result fails under -p" 1 '^not ok 1 .*CLOCK_TOD_REALTIME.*no result' \
+	"$TOD_RUN"$'\n[RUN]\tTesting gettimeofday...\n[OK]\ttimezones match' -p CLOCK_TOD_
+b2k_ "a tod clock's run that skips fails under -p" 1 '^not ok 1 .*skipped, but it must pass' \
+	"$TOD_RUN"$'\n[SKIP]\tno' -p CLOCK_TOD_
+b2k_ "a skip outside the runs that must pass is a skip" 0 '^ok 2 No vDSO.* # SKIP$' \
+	$'[RUN]\tTesting clock_gettime for clock invalid (-1)...\n[OK]\tNo such clock.\n[SKIP]\tNo vDSO, so skipping clock_gettime64() tests' \
+	-p CLOCK_TOD_
+
 # scripts/deps.sh on replayed machines (a new one among them)
 # shellcheck source=scripts/hostcheck-deps.sh
 . "$TOP/scripts/hostcheck-deps.sh"

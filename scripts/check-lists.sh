@@ -5,7 +5,8 @@
 #     names a boot of boots.list;
 #   - a boot's @KERNEL has its fragment, kernel-KERNEL.config, beside boots.list;
 #   - boot names are unique, and test names unique within a boot;
-#   - every skips.list line names a boot and a test of that boot;
+#   - every skips.list line names a boot and a test of that boot, a count
+#     and what skips;
 #   - tests.list lines have a numeric timeout, kunit.suites lines a count;
 #   - each kernel that make test boots has a boot that runs KUnit (no
 #     kunit.enable=0), where it is counted.
@@ -62,6 +63,11 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 		next
 	}
 	FILENAME == S {
+		if (NF < 5 || $3 !~ /^[1-9][0-9]*$/ || ($4 == "program" && $3 != 1))
+			print FILENAME ":" FNR ": want BOOT NAME COUNT WHAT WHY: COUNT a positive number (1 for WHAT program), WHAT program or a case description with _ for spaces, and why it skips"
+		else if ((($1 SUBSEP $2 SUBSEP $4) in skipline))
+			print FILENAME ":" FNR ": " $2 " may skip " $4 " twice in boot " $1 ": say it once, with its count"
+		skipline[$1, $2, $4] = 1
 		if (!($1 in boot)) print FILENAME ":" FNR ": boot " $1 " is not in " B
 		else if (!(($1 SUBSEP $2) in test)) print FILENAME ":" FNR ": boot " $1 " runs no test " $2 " (see " T ")"
 		next

@@ -7,8 +7,11 @@
 #                     SERIAL RESULTS
 #   --tap           count the guest's TAP results (see guest/run-tests.sh); each
 #                   program must print results, as many as its own plan says
-#   --expect-skips  the programs (tests.list names) that must skip in this boot;
-#                   a skip anywhere else fails, and so does a missing one
+#   --expect-skips  the skips this boot must show, "NAME:COUNT:WHAT ...": the
+#                   program NAME (a tests.list name) skips exactly COUNT cases
+#                   whose description starts with WHAT ('_' for a space), or
+#                   WHAT 'program': the whole program skips (COUNT 1). Any
+#                   other skip fails, and so does a missing one
 #   --kunit         count KUnit results from the console's KTAP (kunit.py parse)
 #   --kunit-suites  FILE of "SUITE CASES" lines: each suite must run, pass and
 #                   have exactly that many cases
@@ -118,19 +121,34 @@ if [ "$tap" = 1 ]; then
 	# printed no result fails, even with exit status 0. A program whose exit
 	# status failed counts as a failure even when its cases passed (it
 	# crashed after them, or lost a result). Skips, of a case or of a whole
-	# program, are allowed only in the programs named by --expect-skips,
-	# and each of those must skip.
+	# program, are allowed only as --expect-skips says: which, and how many.
 	tapout=$(tr -d '\r' <"$results" | awk -v expect="$expect_skips" '
-		BEGIN { n = split(expect, e, " "); for (i = 1; i <= n; i++) want[e[i]] = 1; runplan = -1 }
+		BEGIN {
+			n = split(expect, e, " ")
+			for (i = 1; i <= n; i++) {
+				c1 = index(e[i], ":"); rest = substr(e[i], c1 + 1); c2 = index(rest, ":")
+				if (!c1 || !c2 || substr(rest, 1, c2 - 1) !~ /^[0-9]+$/) {
+					print "PROBLEM --expect-skips entry \"" e[i] "\" is not NAME:COUNT:WHAT"; f++
+					continue
+				}
+				key = substr(e[i], 1, c1 - 1) SUBSEP substr(rest, c2 + 1)
+				want[key] = substr(rest, 1, c2 - 1) + 0; seen[key] = 0
+			}
+			runplan = -1
+		}
 		function problem(msg) { f++; print "PROBLEM " msg }
 		function reset() { name = ""; inner = 0; innerfail = 0; plan = -1; skipped = 0; wholeskip = 0 }
-		function done_prog() {
-			if (skipped && !(name in want))
-				problem(name " skipped, and no skip is expected of it in this boot (guest/skips.list)")
-			if (skipped)
-				sawskip[name] = 1
-			reset()
+		# a skip of WHAT ("program", or a case description) in program name
+		function skip(what,   k, w, d) {
+			d = what; gsub(/ /, "_", d)
+			for (k in want) {
+				split(k, w, SUBSEP)
+				if (w[1] != name) continue
+				if (w[2] == "program" ? d == "program" : substr(d, 1, length(w[2])) == w[2]) { seen[k]++; return }
+			}
+			problem(name " skipped \"" what "\", which guest/skips.list does not allow in this boot")
 		}
+		function done_prog() { reset() }
 		/^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); runplan = a[2] + 0; next }
 		/^# selftest: / {
 			if (name != "")
@@ -140,7 +158,7 @@ if [ "$tap" = 1 ]; then
 		name != "" && /^# 1\.\.[0-9]+/ {
 			if (plan != -1) { problem(name " printed a second plan: " substr($0, 3)); next }
 			split($2, a, "\\.\\."); plan = a[2] + 0
-			if (plan == 0 && / # SKIP( |$)/) { skipped = 1; wholeskip = 1 }
+			if (plan == 0 && / # SKIP( |$)/) { skipped = 1; wholeskip = 1; skip("program") }
 			next
 		}
 		name != "" && /^# (not )?ok [0-9]+( |$)/ {
@@ -149,7 +167,14 @@ if [ "$tap" = 1 ]; then
 			if (num != inner)
 				problem(name " numbered result " inner " as " num)
 			if ($2 == "not") { f++; innerfail++ }
-			else if (/ # SKIP( |$)/) { s++; skipped = 1 }
+			else if (/ # SKIP( |$)/) {
+				s++; skipped = 1
+				# the description: before "# SKIP" (ok 3 name # SKIP why),
+				# or after it (kselftest.h: ok 3 # SKIP why)
+				d = $0; sub(/^# ok [0-9]+ ?/, "", d); sub(/^- /, "", d)
+				match(d, /(^| )# SKIP ?/)
+				skip(RSTART > 1 ? substr(d, 1, RSTART - 1) : substr(d, RSTART + RLENGTH))
+			}
 			else p++
 			next
 		}
@@ -165,8 +190,8 @@ if [ "$tap" = 1 ]; then
 			if (/# TIMEOUT/)
 				problem(name " " substr($0, index($0, "# TIMEOUT") + 2) " (killed: see its output above)")
 			if (!isfail && / # SKIP( |$)/) {
+				if (!inner) { s++; if (!wholeskip) skip("program") }
 				skipped = 1
-				if (!inner) s++
 			} else if (!inner) {
 				f++
 				if (!isfail) print "PROBLEM " name " printed no results of its own (exit 0 is not a pass)"
@@ -183,8 +208,10 @@ if [ "$tap" = 1 ]; then
 				problem(name " has no result line of the runner (the runner stopped?)")
 			if (runplan == -1)
 				problem("the runner printed no plan (1..N): is guest/run-tests.sh the runner?")
-			for (w in want) if (!(w in sawskip))
-				problem(w " was expected to skip in this boot (guest/skips.list) and did not (or did not run)")
+			for (k in want) if (seen[k] != want[k]) {
+				split(k, w, SUBSEP)
+				problem(w[1] " skipped \"" w[2] "\" " seen[k] " times in this boot; guest/skips.list expects " want[k])
+			}
 			print "COUNTS", p + 0, f + 0, s + 0
 		}')
 	while IFS= read -r l; do

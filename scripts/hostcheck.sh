@@ -71,7 +71,7 @@ case_ "a failing case fails the run" 1 "2 passed, 1 failed" \
 case_ "a program failing without 'not ok' fails" 1 "3 passed, 1 failed" \
 	"x" "${TAP_PASS/ok 2 two \# 0.1s/not ok 2 two \# exit=139}"$'\n'"$DONE0" --tap
 case_ "an expected skipped case is a skip, not a pass" 0 "2 passed, 0 failed, 1 skipped" \
-	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:second
 case_ "a skipped case not in the expected skips fails" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap
 case_ "a whole program that skips (exit 4) unexpectedly fails" 1 "" \
@@ -83,9 +83,32 @@ case_ "an expected whole-program skip is a skip" 0 "2 passed, 0 failed, 1 skippe
 	"x" "${TAP_PASS/\# 1..1
 \# ok 1 only
 ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
-ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program
 case_ "an expected skip that did not happen fails" 1 "" \
-	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --expect-skips two
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --expect-skips two:1:program
+# A skips.list line names what may skip and how often: a case skip does
+# not allow the whole program to skip, nor another case, nor a second one.
+case_ "a whole-program skip where one case may skip fails" 1 "" \
+	"x" "${TAP_PASS/\# 1..1
+\# ok 1 only
+ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:only
+case_ "a skip of another case than the one allowed fails" 1 "" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:first
+TWO_SKIPS=${TAP_PASS/\# ok 1 first/\# ok 1 rate a \# SKIP no hpet}
+TWO_SKIPS=${TWO_SKIPS/\# ok 2 second/\# ok 2 rate b \# SKIP no hpet}
+case_ "two skips where one is allowed fail" 1 "" \
+	"x" "$TWO_SKIPS"$'\n'"$DONE0" --tap --expect-skips one:1:rate
+case_ "two skips where two are allowed pass" 0 "1 passed, 0 failed, 2 skipped" \
+	"x" "$TWO_SKIPS"$'\n'"$DONE0" --tap --expect-skips one:2:rate
+case_ "one skip where two are expected fails" 1 "" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 rate b \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:2:rate
+case_ "a kselftest.h skip ('ok 2 # SKIP why') is named by its message" 0 "2 passed, 0 failed, 1 skipped" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 \# SKIP jiffies: rate is the tick}"$'\n'"$DONE0" --tap --expect-skips one:1:jiffies:
+case_ "an --expect-skips entry without its count is refused" 1 "" \
+	"x" "$TWO_SKIPS"$'\n'"$DONE0" --tap --expect-skips one
+case_ "a case named with spaces, allowed with '_', skips" 0 "2 passed, 0 failed, 1 skipped" \
+	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 jiffies: rate is the tick \# SKIP why}"$'\n'"$DONE0" --tap --expect-skips one:1:jiffies:_rate
 case_ "a program that planned 16 and printed 2 fails" 1 "" \
 	"x" "${TAP_PASS/\# 1..2/\# 1..16}"$'\n'"$DONE0" --tap
 case_ "a program that printed nothing and exited 0 fails" 1 "" \
@@ -120,7 +143,7 @@ case_ "a 'not ok ... # SKIP' is a failure, not a skip" 1 "2 passed, 1 failed" \
 	"x" "${TAP_PASS/\# ok 2 second/\# not ok 2 second \# SKIP why}"$'\n'"$DONE0" --tap
 case_ "a second plan (a stray '1..0 # SKIP') in a program's output fails" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second
-\# 1..0 \# SKIP stray}"$'\n'"$DONE0" --tap --expect-skips one
+\# 1..0 \# SKIP stray}"$'\n'"$DONE0" --tap --expect-skips one:1:program
 case_ "a runner without its plan fails" 1 "" \
 	"x" "${TAP_PASS/1..2
 /}"$'\n'"$DONE0" --tap
@@ -245,13 +268,21 @@ else
 	sed 's/^/# /' "$tmp/out"
 fi
 lists_ "an empty boots.list with a test line fails" 1 "default a 10 ./a" "" ""
-lists_ "an empty tests.list with an expected skip fails" 1 "" "default" "default a why"
+lists_ "an empty tests.list with an expected skip fails" 1 "" "default" "default a 1 program why"
 lists_ "a tests.list line without a numeric timeout fails" 1 "default a ./a" "default" ""
 lists_ "a kunit.suites line without a count fails" 1 "default a 10 ./a" "default" "" "demo"
 lists_ "a tests.list boot tag missing from boots.list fails" 1 \
 	"default a 10 ./a"$'\n'"typo b 10 ./b" "default" ""
 lists_ "an expected skip of a test the boot does not run fails" 1 \
-	"default a 10 ./a" "default" "default b why"
+	"default a 10 ./a" "default" "default b 1 program why"
+lists_ "a skips.list line that names what skips and how often passes" 0 \
+	"default a 10 ./a" "default" "default a 2 jiffies:_rate why"
+lists_ "a skips.list line without its count and what (BOOT NAME WHY) fails" 1 \
+	"default a 10 ./a" "default" "default a why it skips"
+lists_ "a whole-program skip counted twice fails" 1 \
+	"default a 10 ./a" "default" "default a 2 program why"
+lists_ "a skips.list line without its reason fails" 1 \
+	"default a 10 ./a" "default" "default a 1 program"
 lists_ "a boot of a kernel without its fragment (guest/kernel-NAME.config) fails" 1 \
 	"dbg a 10 ./a" "dbg @nosuch" ""
 : >"$tmp/kernel-dbg.config"

@@ -75,7 +75,7 @@ while read -r name params; do
 		continue
 	fi
 	# the skips this boot must show (guest/skips.list), and no others
-	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s ", $2 }' "$TOP/guest/skips.list")
+	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s:%s:%s ", $2, $3, $4 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips")
 	# KUnit runs at every boot: count it once per kernel, in its first
 	# boot that does not turn it off

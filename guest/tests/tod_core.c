@@ -33,21 +33,47 @@
 
 static int rate_secs = 5;
 
-static long monotonic_on_cpus(long iters)
+/*
+ * Inversions of the four ids on each CPU we may run on, pinned to it in
+ * turn. A CPU that cannot be pinned to (*unpinned) or a clock that cannot
+ * be read (*errs) is counted, never taken for "no inversion"; so is a
+ * failure to give the thread back its CPUs at the end.
+ */
+static long monotonic_on_cpus(long iters, long *errs, int *unpinned)
 {
 	static const clockid_t ids[] = { CLOCK_TOD_REALTIME, CLOCK_TOD_MONOTONIC,
 					 CLOCK_TOD_REALTIME_COARSE, CLOCK_TOD_MONOTONIC_COARSE };
-	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), cpu, k;
+	cpu_set_t allowed;
+	int cpu, k;
 	long bad = 0, i;
 
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pin_cpu(cpu);	/* best effort: on failure, this round runs on the last CPU */
+	*errs = 0;
+	*unpinned = 0;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		ksft_print_msg("sched_getaffinity: %s\n", strerror(errno));
+		*unpinned = 1;
+		return 0;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		if (pin_cpu(cpu)) {
+			if (!(*unpinned)++)
+				ksft_print_msg("pinning to cpu%d: %s\n", cpu, strerror(errno));
+			continue;
+		}
 		for (k = 0; k < 4; k++) {
-			int64_t prev = ns_of(ids[k]), now;
+			int64_t prev = -1, now;
 
-			for (i = 0; i < iters; i++) {
+			for (i = 0; i <= iters; i++) {
 				now = ns_of(ids[k]);
-				if (now < prev) {
+				if (now < 0) {
+					if (!(*errs)++)
+						ksft_print_msg("clock_gettime(%d) on cpu%d: %s\n",
+							       ids[k], cpu, strerror(errno));
+					continue;
+				}
+				if (prev >= 0 && now < prev) {
 					if (!bad++)
 						ksft_print_msg("clock %d went back %lld ns on cpu%d\n",
 							       ids[k], (long long)(prev - now), cpu);
@@ -56,37 +82,49 @@ static long monotonic_on_cpus(long iters)
 			}
 		}
 	}
+	if (sched_setaffinity(0, sizeof(allowed), &allowed)) {
+		ksft_print_msg("restoring the CPU affinity: %s\n", strerror(errno));
+		(*unpinned)++;
+	}
 	return bad;
 }
 
 /*
  * CLOCK_MONOTONIC less CLOCK_TOD_MONOTONIC while the core is on a
  * continuous source: the largest of a few (stock read first, so each
- * difference is short by the time between the two reads, never long).
+ * difference is short by the time between the two reads, never long),
+ * into *ahead. 0, or -1 if a clock could not be read (*ahead INT64_MIN).
  */
-static int64_t stock_ahead_of_tod(void)
+static int stock_ahead_of_tod(int64_t *ahead)
 {
-	int64_t best = INT64_MIN, d;
+	int64_t best = INT64_MIN, s, t;
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		d = ns_of(CLOCK_MONOTONIC);
-		d -= ns_of(CLOCK_TOD_MONOTONIC);
-		if (d > best)
-			best = d;
+		s = ns_of(CLOCK_MONOTONIC);
+		t = ns_of(CLOCK_TOD_MONOTONIC);
+		if (s < 0 || t < 0) {
+			*ahead = INT64_MIN;
+			return -1;
+		}
+		if (s - t > best)
+			best = s - t;
 	}
-	return best;
+	*ahead = best;
+	return 0;
 }
 
 static void test_source(const char *name)
 {
 	int64_t a, raw0, raw1, tod0, tod1, t_before, t_after, raw_before, raw_after, stock_before;
 	static int64_t ahead = INT64_MIN;	/* stock_ahead_of_tod() before the switch to jiffies */
+	static int ahead_err;			/* and whether it failed to read a clock */
 	int64_t lag = 0, allowed;
-	char cur[64] = "", stock[64], behind[64] = "";
+	char cur[64] = "", stock[64], behind[64] = "", unrestored[128] = "";
 	const char *like;
 	double ppm;
-	int ret, from_tick;
+	int ret, from_tick, read_err, unpinned;
+	long errs;
 
 	/*
 	 * Continuity across the switch. The clock of a tick source (jiffies)
@@ -98,10 +136,10 @@ static void test_source(const char *name)
 	 * lag is measured against the stock CLOCK_MONOTONIC, whose distance
 	 * from CLOCK_TOD_MONOTONIC was taken on the continuous source before.
 	 */
-	tod_sysfs_read("current_timesource", cur, sizeof(cur));
+	read_err = tod_sysfs_read("current_timesource", cur, sizeof(cur)) != 0;
 	from_tick = !strcmp(cur, "jiffies");
 	if (!from_tick)
-		ahead = stock_ahead_of_tod();
+		ahead_err = stock_ahead_of_tod(&ahead);
 	raw_before = ns_of(CLOCK_MONOTONIC_RAW);
 	stock_before = ns_of(CLOCK_MONOTONIC);
 	t_before = ns_of(CLOCK_TOD_MONOTONIC);
@@ -114,6 +152,8 @@ static void test_source(const char *name)
 	}
 	tod_sysfs_read("current_timesource", cur, sizeof(cur));
 	ksft_test_result(!strcmp(cur, name), "%s: current_timesource reads back '%s'\n", name, cur);
+	read_err |= ahead_err || raw_before < 0 || stock_before < 0 || t_before < 0 || t_after < 0 ||
+		    raw_after < 0;
 	if (from_tick && ahead != INT64_MIN) {
 		lag = stock_before - ahead - t_before;
 		if (lag < 0)
@@ -125,14 +165,22 @@ static void test_source(const char *name)
 	allowed = raw_after - raw_before + 1000 + (from_tick ? lag + 20000 : 0);
 	if (from_tick)
 		snprintf(behind, sizeof(behind), ", from a clock %lld ns behind", (long long)lag);
-	ksft_test_result(t_after >= t_before && t_after - t_before <= allowed,
-			 "%s: switch is continuous (step %lld ns over %lld ns elapsed%s)\n",
-			 name, (long long)(t_after - t_before), (long long)(raw_after - raw_before),
-			 behind);
+	if (read_err)
+		ksft_test_result_fail("%s: switch is continuous: reading current_timesource or a clock around the switch failed\n",
+				      name);
+	else
+		ksft_test_result(t_after >= t_before && t_after - t_before <= allowed,
+				 "%s: switch is continuous (step %lld ns over %lld ns elapsed%s)\n",
+				 name, (long long)(t_after - t_before),
+				 (long long)(raw_after - raw_before), behind);
 
-	a = monotonic_on_cpus(20000);
-	ksft_test_result(a == 0, "%s: four clock ids monotonic on every CPU (%ld inversions)\n",
-			 name, (long)a);
+	a = monotonic_on_cpus(20000, &errs, &unpinned);
+	if (errs || unpinned)
+		ksft_test_result_fail("%s: four clock ids monotonic on every CPU: %ld failed reads, %d failed pins or affinity restores (%ld inversions)\n",
+				      name, errs, unpinned, (long)a);
+	else
+		ksft_test_result(a == 0, "%s: four clock ids monotonic on every CPU (%ld inversions)\n",
+				 name, (long)a);
 
 	if (!strcmp(name, "jiffies")) {
 		ksft_test_result_skip("jiffies: rate is the tick's; not compared to MONOTONIC_RAW\n");
@@ -150,11 +198,16 @@ static void test_source(const char *name)
 	sleep(rate_secs);
 	sample(&raw1, &tod1);
 	ret = write_file(STOCK_CLOCKSOURCE, stock);
+	read_err = raw0 <= 0 || tod0 <= 0 || raw1 <= 0 || tod1 <= 0;	/* ns_of() failed */
 	ppm = ((double)(tod1 - tod0) / (double)(raw1 - raw0) - 1.0) * 1e6;
-	ksft_test_result(ppm > -10 && ppm < 10 && !ret,
-			 "%s: rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %d s: %+.3f ppm (limit 10)%s\n",
-			 name, like, rate_secs, ppm,
-			 ret ? ", and the stock clocksource was not restored" : "");
+	if (ret)
+		snprintf(unrestored, sizeof(unrestored),
+			 ", and the stock clocksource could not be put back to %s: %s", stock,
+			 strerror(-ret));
+	ksft_test_result(!read_err && ppm > -10 && ppm < 10 && !ret,
+			 "%s: rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %d s: %+.3f ppm (limit 10)%s%s\n",
+			 name, like, rate_secs, ppm, read_err ? ", a clock read failed" : "",
+			 unrestored);
 }
 
 static void test_errors(void)
@@ -164,7 +217,7 @@ static void test_errors(void)
 	timer_t t;
 	int64_t before, after, tick;
 	pid_t pid;
-	int st;
+	int st, back;
 
 	errno = 0;
 	ksft_test_result(syscall(TOD_SYS_clock_gettime, 16, &ts) == -1 && errno == EINVAL,
@@ -201,14 +254,17 @@ static void test_errors(void)
 	before = ns_of(CLOCK_TOD_REALTIME);
 	ts.tv_sec = before / 1000000000 + 100;
 	ts.tv_nsec = before % 1000000000;
-	st = syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+	st = before < 0 ? -1 : syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
 	after = ns_of(CLOCK_TOD_REALTIME);
-	ksft_test_result(st == 0 && after - before >= 100000000000LL - tick &&
-			 after - before < 100010000000LL,
-			 "clock_settime(CLOCK_TOD_REALTIME) as root moves it by +100 s (%lld ns)\n",
-			 (long long)(after - before));
 	ts.tv_sec -= 100;
-	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
+	errno = 0;
+	back = st == 0 ? syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts) : 0;
+	ksft_test_result(before >= 0 && after >= 0 && st == 0 && !back &&
+			 after - before >= 100000000000LL - tick && after - before < 100010000000LL,
+			 "clock_settime(CLOCK_TOD_REALTIME) as root moves it by +100 s (%lld ns%s%s%s)\n",
+			 (long long)(after - before),
+			 before < 0 || after < 0 ? ", clock_gettime failed" : "",
+			 back ? ", and setting it back failed: " : "", back ? strerror(errno) : "");
 	errno = 0;
 	ts.tv_nsec = 2000000000;
 	ksft_test_result(syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts) == -1 && errno == EINVAL,
@@ -224,15 +280,17 @@ static void test_errors(void)
 
 		if (drop_cap_sys_time())
 			_exit(3);
-		syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
+		if (syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now))
+			_exit(4);
 		if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now) != -1 || errno != EPERM)
 			_exit(1);
 		if (tod_sysfs_write("current_timesource", "jiffies") != -EPERM)
 			_exit(2);
 		_exit(0);
 	}
-	waitpid(pid, &st, 0);
-	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = -1;	/* not an exit status: the case fails */
+	ksft_test_result(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			 "without CAP_SYS_TIME: settime and the sysfs switch fail with EPERM (child %d)\n",
 			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
@@ -241,7 +299,7 @@ int main(int argc, char **argv)
 {
 	char avail[256], orig[64], *tok, *save = NULL;
 	int64_t stock, tod;
-	int n = 0;
+	int n = 0, ret;
 
 	if (argc > 1)
 		rate_secs = atoi(argv[1]);
@@ -263,14 +321,18 @@ int main(int argc, char **argv)
 	 */
 	stock = ns_of(CLOCK_REALTIME);
 	tod = ns_of(CLOCK_TOD_REALTIME);
-	ksft_test_result(llabs(tod - stock) < 1000000,
+	ksft_test_result(stock >= 0 && tod >= 0 && llabs(tod - stock) < 1000000,
 			 "CLOCK_TOD_REALTIME within 1 ms of CLOCK_REALTIME after boot (%lld ns)\n",
 			 (long long)(tod - stock));
 
 	for (tok = strtok_r(avail, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		test_source(tok);
-	tod_sysfs_write("current_timesource", orig);
+	ret = tod_set_source(orig);
+	if (ret)
+		ksft_exit_fail_msg("restoring current_timesource to %s: %s\n", orig, strerror(-ret));
 	test_errors();
-	tod_sysfs_write("current_timesource", orig);
+	ret = tod_set_source(orig);
+	if (ret)
+		ksft_exit_fail_msg("restoring current_timesource to %s: %s\n", orig, strerror(-ret));
 	ksft_finished();
 }

@@ -132,7 +132,7 @@ static void test_rates(void)
 	struct timex tx;
 	double base, rms0, ppm, rms;
 	size_t i;
-	int ret;
+	int ret, back;
 
 	base = rate_fit(&rms0);
 	ksft_print_msg("idle: %+.4f ppm against MONOTONIC_RAW, residual RMS %.0f ns\n", base, rms0);
@@ -147,10 +147,12 @@ static void test_rates(void)
 		tx.modes = ADJ_FREQUENCY | ADJ_TICK;
 		tx.freq = 0;
 		tx.tick = 10000;
-		adj(CLOCK_TOD_REALTIME, &tx);
-		ksft_test_result(ret >= 0 && fabs(ppm - steps[i].ppm) <= 0.1 && rms < 1000,
-				 "%s: rate %+.4f ppm (error %+.4f, limit 0.1), residual RMS %.0f ns (limit 1000)\n",
-				 steps[i].what, ppm, ppm - steps[i].ppm, rms);
+		back = adj(CLOCK_TOD_REALTIME, &tx) < 0 ? errno : 0;
+		ksft_test_result(ret >= 0 && !back && fabs(ppm - steps[i].ppm) <= 0.1 && rms < 1000,
+				 "%s: rate %+.4f ppm (error %+.4f, limit 0.1), residual RMS %.0f ns (limit 1000)%s%s\n",
+				 steps[i].what, ppm, ppm - steps[i].ppm, rms,
+				 back ? ", and restoring frequency 0 and tick 10000 us failed: " : "",
+				 back ? strerror(back) : "");
 	}
 }
 
@@ -170,7 +172,7 @@ static void test_singleshot(long us, int full)
 	struct timex tx = { .modes = ADJ_OFFSET_SINGLESHOT, .offset = us };
 	double r0, t0, r1, t1, land[LAND_WAIT_S * 10], over = 0, want, rms;
 	double ppm, sign = us < 0 ? -1 : 1;
-	int ret, waited = 0, i;
+	int ret, waited = 0, i, rerr = 0;
 
 	vsample(&r0, &t0);
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
@@ -183,11 +185,18 @@ static void test_singleshot(long us, int full)
 		do {
 			sleep(1);
 			tx.modes = ADJ_OFFSET_SS_READ;
-			adj(CLOCK_TOD_REALTIME, &tx);
+			if (adj(CLOCK_TOD_REALTIME, &tx) < 0) {
+				rerr = errno;
+				break;
+			}
 		} while (tx.offset && ++waited < 20);
-		ksft_test_result(tx.offset == 0,
-				 "single-shot %+ld us completes (%lld us left after %d s more)\n", us,
-				 (long long)tx.offset, waited);
+		if (rerr)
+			ksft_test_result_fail("single-shot %+ld us completes: ADJ_OFFSET_SS_READ failed: %s\n",
+					      us, strerror(rerr));
+		else
+			ksft_test_result(tx.offset == 0,
+					 "single-shot %+ld us completes (%lld us left after %d s more)\n",
+					 us, (long long)tx.offset, waited);
 		want = us * 1000.0;
 	} else {
 		tx.modes = ADJ_OFFSET_SINGLESHOT;
@@ -316,7 +325,8 @@ static void test_settime_clears(void)
 {
 	struct timex tx = { .modes = ADJ_STATUS | ADJ_MAXERROR, .status = STA_PLL, .maxerror = 1000 };
 	struct timespec now;
-	int ret;
+	long long maxerror;
+	int ret, set, back, status;
 
 	adj(CLOCK_TOD_REALTIME, &tx);
 	tx.modes = 0;
@@ -324,16 +334,23 @@ static void test_settime_clears(void)
 	ksft_test_result(ret == TIME_OK && !(tx.status & STA_UNSYNC) && tx.maxerror <= 1500,
 			 "ADJ_STATUS/ADJ_MAXERROR: synchronised (ret %d, status %#x, maxerror %lld)\n",
 			 ret, tx.status, (long long)tx.maxerror);
-	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
-	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now);
+	set = syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now) ||
+	      syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &now) ? errno : 0;
 	tx.modes = 0;
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
-	ksft_test_result(ret == TIME_ERROR && (tx.status & STA_UNSYNC) && tx.maxerror >= 16000000,
-			 "settime clears NTP: TIME_ERROR, STA_UNSYNC, maxerror at the limit (ret %d, maxerror %lld)\n",
-			 ret, (long long)tx.maxerror);
+	maxerror = tx.maxerror;
+	status = tx.status;
+	/* and off with STA_PLL: the status back to plain STA_UNSYNC */
 	tx.modes = ADJ_STATUS;
 	tx.status = STA_UNSYNC;
-	adj(CLOCK_TOD_REALTIME, &tx);
+	back = adj(CLOCK_TOD_REALTIME, &tx) < 0 ? errno : 0;
+	ksft_test_result(!set && !back && ret == TIME_ERROR && (status & STA_UNSYNC) &&
+			 maxerror >= 16000000,
+			 "settime clears NTP: TIME_ERROR, STA_UNSYNC, maxerror at the limit (ret %d, maxerror %lld)%s%s%s%s\n",
+			 ret, maxerror, set ? ", clock_gettime/settime failed: " : "",
+			 set ? strerror(set) : "",
+			 back ? ", and restoring the status to STA_UNSYNC failed: " : "",
+			 back ? strerror(back) : "");
 }
 
 int main(void)

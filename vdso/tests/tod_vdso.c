@@ -58,12 +58,15 @@
  *                      ms for S seconds, each change published 1 ms after
  *                      it was computed (a debugfs hook): no reading steps
  *                      back
- *   lib                libtod (tod.h) returns what the system call returns,
- *                      on any kernel (on a stock one through its fallback)
+ *   lib                libtod (tod.h) found the tod vDSO entries
+ *                      (tod_vdso_available()), reads every id that exists
+ *                      (the four tod ids included) inside a syscall
+ *                      sandwich, and fails on id 16 as the syscall does
  *
  * The cases that call the vDSO call its entries directly, and fail when the
- * kernel does not export them: the kernel under test must. Only 'lib' is
- * meant to pass on a stock kernel too.
+ * kernel does not export them: the kernel under test must. 'lib' calls
+ * them through libtod, and fails on a stock kernel too (libtod's fallback
+ * works there, but the tod ids do not).
  */
 #define _GNU_SOURCE
 #include <stdio.h>

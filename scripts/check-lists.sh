@@ -5,12 +5,15 @@
 #     names a boot of boots.list;
 #   - a boot's @KERNEL has its fragment, kernel-KERNEL.config, beside boots.list;
 #   - boot names are unique, and test names unique within a boot;
-#   - every skips.list line names a boot and a test of that boot, a count
-#     and what skips;
+#   - every skips.list line names a boot and a test of that boot (or
+#     'console'), a count and what skips (or may be printed), and why;
 #   - tests.list lines have a numeric timeout, kunit.suites lines a count;
 #   - each kernel that make test boots has a boot that runs KUnit (no
 #     kunit.enable=0), where it is counted.
-# Usage: check-lists.sh [TESTS_LIST BOOTS_LIST SKIPS_LIST KUNIT_SUITES]
+#   - plans.list pins the plan of every test of every boot of make test
+#     (an on-demand boot: of all its tests or none), each test once, and
+#     names only tests of its boot.
+# Usage: check-lists.sh [TESTS_LIST BOOTS_LIST SKIPS_LIST KUNIT_SUITES PLANS_LIST]
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,15 +22,17 @@ tests=${1:-$TOP/guest/tests.list}
 boots=${2:-$TOP/guest/boots.list}
 skips=${3:-$TOP/guest/skips.list}
 suites=${4:-$TOP/guest/kunit.suites}
-for f in "$tests" "$boots" "$skips" "$suites"; do
+plans=${5:-$TOP/guest/plans.list}
+for f in "$tests" "$boots" "$skips" "$suites" "$plans"; do
 	[ -f "$f" ] || die "check-lists.sh: no $f"
 done
 
-errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(dirname "$boots")" '
+errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans" -v dir="$(dirname "$boots")" '
 	/^[ \t]*(#|$)/ { next }
 	FILENAME == B {
 		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
 		boot[$1] = 1
+		if ($2 == "on-demand") ondemand[$1] = 1
 		k = $2 == "on-demand" ? $3 : $2
 		# KUnit is counted in the first boot of a kernel that runs it
 		# (scripts/test.sh): each kernel of make test needs one
@@ -59,7 +64,19 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 			if ((tags[i] SUBSEP $2) in test)
 				print FILENAME ":" FNR ": test " $2 " appears twice in boot " tags[i]
 			test[tags[i], $2] = 1
+			ntests[tags[i]]++
 		}
+		next
+	}
+	FILENAME == P {
+		if (NF != 3 || $3 !~ /^[0-9]+$/)
+			print FILENAME ":" FNR ": want BOOT NAME CASES, CASES a number (0: the whole program skips)"
+		else if (!(($1 SUBSEP $2) in test))
+			print FILENAME ":" FNR ": boot " $1 " runs no test " $2 " (see " T ")"
+		else if (($1 SUBSEP $2) in pinned)
+			print FILENAME ":" FNR ": " $2 " pinned twice in boot " $1
+		pinned[$1, $2] = 1
+		npinned[$1]++
 		next
 	}
 	FILENAME == S {
@@ -68,6 +85,8 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 		else if ((($1 SUBSEP $2 SUBSEP $4) in skipline))
 			print FILENAME ":" FNR ": " $2 " may skip " $4 " twice in boot " $1 ": say it once, with its count"
 		skipline[$1, $2, $4] = 1
+		# BOOT console COUNT TEXT WHY: a warning of the series this boot may print
+		if ($2 == "console") { if (!($1 in boot)) print FILENAME ":" FNR ": boot " $1 " is not in " B; next }
 		if (!($1 in boot)) print FILENAME ":" FNR ": boot " $1 " is not in " B
 		else if (!(($1 SUBSEP $2) in test)) print FILENAME ":" FNR ": boot " $1 " runs no test " $2 " (see " T ")"
 		next
@@ -78,10 +97,15 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v dir="$(di
 		suite[$1] = 1
 	}
 	END {
+		for (bt in test) {
+			split(bt, w, SUBSEP)
+			if ((bt in pinned) || (w[1] in ondemand && !npinned[w[1]])) continue
+			print P ": no plan pinned for " w[2] " in boot " w[1] " (scripts/plans.sh prints the plans of the last make test)"
+		}
 		for (kern in inrun)
 			if (!(kern in counted))
 				print B ": every boot of kernel " kern " turns KUnit off (kunit.enable=0): its KUnit would never be counted; let one of them run it"
-	}' "$boots" "$tests" "$skips" "$suites" | sed 's/^/ERROR: /')
+	}' "$boots" "$tests" "$skips" "$suites" "$plans" | sort | sed 's/^/ERROR: /')
 if [ -n "$errs" ]; then
 	printf '%s\n' "$errs" >&2
 	die "the test lists disagree: fix the lines above"

@@ -2,7 +2,7 @@
 # Judge one guest run from its two logs:
 #   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
-# Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."]
+# Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."]
 #                     [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out]
 #                     SERIAL RESULTS
 #   --tap           count the guest's TAP results (see guest/run-tests.sh); each
@@ -12,9 +12,19 @@
 #                   whose description starts with WHAT ('_' for a space), or
 #                   WHAT 'program': the whole program skips (COUNT 1). Any
 #                   other skip fails, and so does a missing one
-#   --kunit         count KUnit results from the console's KTAP (kunit.py parse)
+#   --plans         the plans this boot pins, "NAME:CASES ...": every program
+#                   that runs must be pinned, print that plan (0 for a whole-
+#                   program skip), and every pinned one must run
+#   --kunit         count KUnit results from the console's KTAP (kunit.py parse);
+#                   without it, KUnit in the console is checked (plan, pins,
+#                   failures) but not counted
 #   --kunit-suites  FILE of "SUITE CASES" lines: each suite must run, pass and
 #                   have exactly that many cases
+#   --series-msgs   FILE of the series' warnings and errors (series_messages in
+#                   lib.sh): a console line holding one fails the run unless
+#                   --console-allow allows it
+#   --console-allow "COUNT:TEXT ...": a console line holding TEXT ('_' for a
+#                   space) may appear up to COUNT times in this boot
 #   --kcsan-ours    FILE of the series' function names: a KCSAN report naming
 #                   one fails the run, other KCSAN reports are only listed
 # Prints what it found; with --tap/--kunit ends with "N passed, N failed".
@@ -23,8 +33,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tap=0 kunit=0 timed_out=0 expect_skips='' suites='' kcsan_ours=''
-usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME..."] [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
+tap=0 kunit=0 timed_out=0 expect_skips='' suites='' kcsan_ours='' plans='-' msgs='' allow=''
+usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."] [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--tap) tap=1 ;;
@@ -32,6 +42,9 @@ while [ $# -gt 2 ]; do
 	--timed-out) timed_out=1 ;;
 	--expect-skips) expect_skips=$2; shift ;;
 	--kunit-suites) suites=$2; shift ;;
+	--plans) plans=$2; shift ;;
+	--series-msgs) msgs=$2; shift ;;
+	--console-allow) allow=$2; shift ;;
 	--kcsan-ours) kcsan_ours=$2; shift ;;
 	*) die "check-run.sh: unknown option '$1' ($usage)" ;;
 	esac
@@ -39,6 +52,7 @@ while [ $# -gt 2 ]; do
 done
 [ $# -eq 2 ] || die "$usage"
 [ -z "$suites" ] || [ -f "$suites" ] || die "check-run.sh: no KUnit suite list $suites (see guest/kunit.suites)"
+[ -z "$msgs" ] || [ -s "$msgs" ] || die "check-run.sh: no message list $msgs (the series' warnings; see scripts/test.sh)"
 [ -z "$kcsan_ours" ] || [ -s "$kcsan_ours" ] || die "check-run.sh: no symbol list $kcsan_ours (the series' functions; see scripts/test.sh)"
 serial=$1 results=$2
 [ -f "$serial" ] || die "no serial log $serial: did QEMU start? (run with V=1 to see its output)"
@@ -99,6 +113,30 @@ if [ -n "$kcsan_ours" ]; then
 		}
 		END { flush() }')
 fi
+# The series' own warnings and errors ("could not withdraw the unstable
+# TSC", "cannot be enabled ... staying on"): each fails the run unless this
+# boot allows it (guest/skips.list's console lines), at most so often.
+if [ -n "$msgs" ]; then
+	while IFS= read -r l; do
+		problems+=("$l")
+	done < <(tr -d '\r' <"$serial" | grep -aFf "$msgs" | awk -v allow="$allow" '
+		BEGIN {
+			n = split(allow, e, " ")
+			for (i = 1; i <= n; i++) {
+				c = index(e[i], ":")
+				if (!c || substr(e[i], 1, c - 1) !~ /^[0-9]+$/) {
+					print "--console-allow entry \"" e[i] "\" is not COUNT:TEXT"; continue
+				}
+				t = substr(e[i], c + 1)
+				max[t] = substr(e[i], 1, c - 1) + 0; seen[t] = 0
+			}
+		}
+		{
+			l = $0; gsub(/ /, "_", l)
+			for (t in max) if (index(l, t)) { if (++seen[t] > max[t]) print "the series warned " seen[t] " times, more than the " max[t] " this boot allows (guest/skips.list): " $0; next }
+			if (++shown <= 8) print "the series warned or failed (not allowed in this boot by guest/skips.list): " $0
+		}')
+fi
 if [ ${#kcsan_other[@]} -gt 0 ]; then
 	echo "KCSAN reports outside the series (listed, not failed):"
 	printf '%s\n' "${kcsan_other[@]}" | sed 's/^.*BUG: KCSAN: /  /' | sort | uniq -c
@@ -122,8 +160,18 @@ if [ "$tap" = 1 ]; then
 	# status failed counts as a failure even when its cases passed (it
 	# crashed after them, or lost a result). Skips, of a case or of a whole
 	# program, are allowed only as --expect-skips says: which, and how many.
-	tapout=$(tr -d '\r' <"$results" | awk -v expect="$expect_skips" '
+	tapout=$(tr -d '\r' <"$results" | awk -v expect="$expect_skips" -v plans="$plans" '
 		BEGIN {
+			pinning = plans != "-"
+			n = split(plans == "-" ? "" : plans, e, " ")
+			for (i = 1; i <= n; i++) {
+				c1 = index(e[i], ":")
+				if (!c1 || substr(e[i], c1 + 1) !~ /^[0-9]+$/) {
+					print "PROBLEM --plans entry \"" e[i] "\" is not NAME:CASES"; f++
+					continue
+				}
+				pin[substr(e[i], 1, c1 - 1)] = substr(e[i], c1 + 1) + 0
+			}
 			n = split(expect, e, " ")
 			for (i = 1; i <= n; i++) {
 				c1 = index(e[i], ":"); rest = substr(e[i], c1 + 1); c2 = index(rest, ":")
@@ -148,7 +196,18 @@ if [ "$tap" = 1 ]; then
 			}
 			problem(name " skipped \"" what "\", which guest/skips.list does not allow in this boot")
 		}
-		function done_prog() { reset() }
+		# the plan against guest/plans.list: a program that tests less fails
+		function done_prog() {
+			if (pinning) {
+				got = wholeskip ? 0 : plan
+				if (!(name in pin))
+					problem(name " ran (plan " got ") but guest/plans.list pins no plan for it in this boot")
+				else if (got != pin[name])
+					problem(name " planned " got " cases; guest/plans.list pins " pin[name] " in this boot (update it, with why, if the program changed on purpose)")
+				ran[name] = 1
+			}
+			reset()
+		}
 		/^1\.\.[0-9]+$/ { split($0, a, "\\.\\."); runplan = a[2] + 0; next }
 		/^# selftest: / {
 			if (name != "")
@@ -212,6 +271,8 @@ if [ "$tap" = 1 ]; then
 				split(k, w, SUBSEP)
 				problem(w[1] " skipped \"" w[2] "\" " seen[k] " times in this boot; guest/skips.list expects " want[k])
 			}
+			for (x in pin) if (!(x in ran))
+				problem(x " is pinned in guest/plans.list for this boot and did not report")
 			print "COUNTS", p + 0, f + 0, s + 0
 		}')
 	while IFS= read -r l; do
@@ -235,7 +296,13 @@ if [ "$tap" = 1 ]; then
 	[ $((p + f + s)) -gt 0 ] || problems+=("no TAP results from the guest")
 fi
 
-if [ "$kunit" = 1 ]; then
+# KUnit is counted in one boot of each kernel (--kunit), but it runs in
+# every boot that does not turn it off: there it is held to the same plan
+# and pin checks, and a failure fails the boot, without being counted.
+if [ "$kunit" = 0 ] && grep -aq 'KTAP version' "$serial"; then
+	kunit=check
+fi
+if [ "$kunit" != 0 ]; then
 	need_cmd python3
 	kpy=$KSRC/tools/testing/kunit/kunit.py
 	[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
@@ -247,8 +314,10 @@ if [ "$kunit" = 1 ]; then
 		# kunit.py shows the results; the counting is ours, line by line,
 		# so that a console message printed in the middle of a suite (a
 		# clocksource switch) cannot turn into a parse error or a pass.
-		kout=$(tr -d '\r' <"$serial" | python3 "$kpy" parse 2>&1 || true)
-		printf '%s\n' "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]' | sed 's/^/  kunit: /' || true
+		if [ "$kunit" = 1 ]; then
+			kout=$(tr -d '\r' <"$serial" | python3 "$kpy" parse 2>&1 || true)
+			printf '%s\n' "$kout" | grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]' | sed 's/^/  kunit: /' || true
+		fi
 		kres=$(tr -d '\r' <"$serial" | awk -v list="$suites" '
 			BEGIN {
 				while (list != "" && (getline line < list) > 0) {
@@ -324,16 +393,15 @@ if [ "$kunit" = 1 ]; then
 		[ -n "$counts" ] || die "check-run.sh: internal error: the KUnit count printed no COUNTS line"
 		read -r _ kp kf ks <<<"$counts"
 		[ $((kp + kf + ks)) -gt 0 ] || problems+=("no KUnit case results in the console log")
-		echo "  kunit: $kp passed, $kf failed, $ks skipped"
-		passed=$((passed + kp)) failed=$((failed + kf)) skipped=$((skipped + ks))
+		if [ "$kunit" = 1 ]; then
+			echo "  kunit: $kp passed, $kf failed, $ks skipped"
+			passed=$((passed + kp)) failed=$((failed + kf)) skipped=$((skipped + ks))
+		else
+			echo "  kunit (checked, counted in the kernel's first boot): $kp passed, $kf failed, $ks skipped"
+			[ "$kf" = 0 ] ||
+				problems+=("KUnit failed in this boot ($kf failed; counted only in the first boot of each kernel, a failure fails any boot)")
+		fi
 	fi
-elif grep -aq 'KTAP version' "$serial"; then
-	# KUnit is counted in one boot of each kernel, but it runs in every
-	# boot that does not turn it off: a failure in any of them fails it.
-	# (The guest's own TAP is not on the console.)
-	kfail=$(tr -d '\r' <"$serial" | grep -aE '^ *not ok [0-9]+( |$)' | head -5 || true)
-	[ -z "$kfail" ] ||
-		problems+=("KUnit failed in this boot (counted only in the first boot of each kernel; a failure fails any boot): $(printf '%s' "$kfail" | tr '\n' ';' | tr -s ' ')")
 fi
 
 status=0

@@ -109,6 +109,19 @@ case_ "an --expect-skips entry without its count is refused" 1 "" \
 	"x" "$TWO_SKIPS"$'\n'"$DONE0" --tap --expect-skips one
 case_ "a case named with spaces, allowed with '_', skips" 0 "2 passed, 0 failed, 1 skipped" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 jiffies: rate is the tick \# SKIP why}"$'\n'"$DONE0" --tap --expect-skips one:1:jiffies:_rate
+case_ "plans as pinned pass" 0 "3 passed, 0 failed" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --plans "one:2 two:1"
+case_ "a program whose plan shrank below its pin fails" 1 "" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --plans "one:3 two:1"
+case_ "a program not pinned fails" 1 "" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --plans "one:2"
+case_ "a pinned program that did not run fails" 1 "" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --plans "one:2 two:1 three:4"
+case_ "a whole-program skip is plan 0 against its pin" 1 "" \
+	"x" "${TAP_PASS/\# 1..1
+\# ok 1 only
+ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:1"
 case_ "a program that planned 16 and printed 2 fails" 1 "" \
 	"x" "${TAP_PASS/\# 1..2/\# 1..16}"$'\n'"$DONE0" --tap
 case_ "a program that printed nothing and exited 0 fails" 1 "" \
@@ -149,6 +162,24 @@ case_ "a runner without its plan fails" 1 "" \
 /}"$'\n'"$DONE0" --tap
 case_ "the end marker printed inside a program's output does not count" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second @@NEWTOD-DONE rc=0}" --tap
+# The series' own warnings (series_messages): each fails the boot unless
+# skips.list allows it there, at most so many times.
+printf '%s\n' 'could not withdraw the unstable TSC:' 'cannot be enabled (' >"$tmp/msgs"
+WD='[    1.5] timesource tsc: could not withdraw the unstable TSC: -16'
+case_ "a warning of the series in the console fails" 1 "" \
+	"$WD" "$DONE0" --series-msgs "$tmp/msgs"
+case_ "a warning of the series the boot allows passes" 0 "" \
+	"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "1:could_not_withdraw"
+case_ "a warning of the series more often than allowed fails" 1 "" \
+	"$WD"$'\n'"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "1:could_not_withdraw"
+case_ "an allowance for another warning does not allow this one" 1 "" \
+	"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "3:cannot_be_enabled"
+if out=$(KSRC=$KSRC series_messages) && printf '%s\n' "$out" | grep -qxF 'could not withdraw the unstable TSC:' &&
+	printf '%s\n' "$out" | grep -qxF 'newtod: no [vvar] pseudo file: the vDSO will not read the HPET'; then
+	ok "series_messages: the series' pr_warn/pr_err formats, conversions cut out"
+else
+	notok "series_messages: the series' warnings not found in build/linux base..HEAD"
+fi
 case_ "kernel panic fails" 1 "" \
 	"Kernel panic - not syncing: Attempted to kill init!" "$TAP_PASS"$'\n'"$DONE0" --tap
 case_ "WARNING: in the console fails" 1 "" \
@@ -217,6 +248,13 @@ case_ "missing KUnit output fails" 1 "" "no ktap here" "$DONE0" --kunit
 case_ "KUnit turned off in a boot that counts it fails" 1 "" "kunit: disabled" "$DONE0" --kunit
 case_ "a KUnit failure in a boot that does not count KUnit fails" 1 "" "$KTAP_FAIL" "$DONE0"
 case_ "a passing KUnit in a boot that does not count KUnit passes" 0 "" "$KTAP_PASS" "$DONE0"
+case_ "a pinned KUnit suite with a case missing fails a boot that does not count KUnit" 1 "" \
+	"$KTAP_PASS" "$DONE0" --kunit-suites "$tmp/suites-3"
+case_ "a KUnit suite that stopped early fails a boot that does not count KUnit" 1 "" \
+	"${KTAP_PASS/    ok 2 b
+/}" "$DONE0"
+case_ "KUnit checked in a boot that does not count it adds nothing to the counts" 0 "3 passed, 0 failed" \
+	"$KTAP_PASS" "$TAP_PASS"$'\n'"$DONE0" --tap --kunit-suites "$tmp/suites-ok"
 case_ "no TAP at all fails" 1 "" "x" "$DONE0" --tap
 case_ "a runner that stopped early fails (plan 3, ran 2)" 1 "" \
 	"x" "${TAP_PASS/1..2/1..3}"$'\n'"$DONE0" --tap
@@ -246,14 +284,22 @@ else
 fi
 
 # The lists: a tests.list line whose boot is not in boots.list never runs.
-lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES]
+lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES [PLANS]]
 	local rc=0
 	printf '%s' "$3" >"$tmp/tests.list"
 	printf '%s' "$4" >"$tmp/boots.list"
 	printf '%s' "$5" >"$tmp/skips.list"
 	printf '%s\n' "${6:-demo 2}" >"$tmp/kunit.suites"
+	# PLANS by default: every test of TESTS pinned at 1 case, once per boot
+	if [ $# -ge 7 ]; then
+		printf '%s' "$7" >"$tmp/plans.list"
+	else
+		awk '/^[ \t]*(#|$)/ { next }
+			{ n = split($1, t, ","); for (i = 1; i <= n; i++) if (!((t[i], $2) in s)) { s[t[i], $2]; print t[i], $2, 1 } }' \
+			"$tmp/tests.list" >"$tmp/plans.list"
+	fi
 	"$TOP/scripts/check-lists.sh" "$tmp/tests.list" "$tmp/boots.list" "$tmp/skips.list" \
-		"$tmp/kunit.suites" >"$tmp/out" 2>&1 || rc=$?
+		"$tmp/kunit.suites" "$tmp/plans.list" >"$tmp/out" 2>&1 || rc=$?
 	if [ "$rc" = "$2" ] || { [ "$2" != 0 ] && [ "$rc" != 0 ]; }; then
 		ok "$1"
 	else
@@ -275,6 +321,17 @@ lists_ "a tests.list boot tag missing from boots.list fails" 1 \
 	"default a 10 ./a"$'\n'"typo b 10 ./b" "default" ""
 lists_ "an expected skip of a test the boot does not run fails" 1 \
 	"default a 10 ./a" "default" "default b 1 program why"
+lists_ "a test of a make-test boot without a pinned plan fails" 1 \
+	"default a 10 ./a"$'\n'"default b 10 ./b" "default" "" "demo 2" "default a 3"
+lists_ "a plan pinned for a test the boot does not run fails" 1 \
+	"default a 10 ./a" "default" "" "demo 2" "default a 3"$'\n'"default z 3"
+lists_ "a plan pinned twice fails" 1 \
+	"default a 10 ./a" "default" "" "demo 2" "default a 3"$'\n'"default a 4"
+lists_ "an on-demand boot with no pins passes (its counts are not checked)" 0 \
+	"default a 10 ./a"$'\n'"od a 10 ./a" "default"$'\n'"od on-demand" "" "demo 2" "default a 3"
+lists_ "an on-demand boot with some of its tests pinned fails" 1 \
+	"od a 10 ./a"$'\n'"od b 10 ./b"$'\n'"default a 10 ./a" "default"$'\n'"od on-demand" "" "demo 2" \
+	"default a 3"$'\n'"od a 3"
 lists_ "a skips.list line that names what skips and how often passes" 0 \
 	"default a 10 ./a" "default" "default a 2 jiffies:_rate why"
 lists_ "a skips.list line without its count and what (BOOT NAME WHY) fails" 1 \

@@ -64,6 +64,32 @@ need_cmd() {
 	done
 }
 
+# series_messages: the warnings and errors the series' code prints
+# (pr_warn, pr_err, pr_crit, pr_alert, pr_emerg, their _once and
+# _ratelimited forms, dev_warn, dev_err), one line each: the longest part
+# of its format without a conversion, for a fixed-string match in the
+# console (scripts/check-run.sh --series-msgs). Read from build/linux's
+# series (base..HEAD).
+series_messages() {
+	git -C "$KSRC" diff base..HEAD -- '*.c' '*.h' | grep '^+' | cut -c2- | awk '
+		/(^|[^A-Za-z0-9_])(pr_(warn|err|crit|alert|emerg)(_once|_ratelimited)?|dev_(warn|err))\(/ { want = 3 }
+		want > 0 {
+			want--
+			if (match($0, /"([^"\\]|\\.)*"/)) {
+				fmt = substr($0, RSTART + 1, RLENGTH - 2)
+				gsub(/\\n/, "", fmt)
+				n = split(fmt, part, /%[-+ 0#]*[0-9*]*(\.[0-9*]+)?[hlLzjt]*[a-zA-Z]/)
+				best = ""
+				for (i = 1; i <= n; i++) if (length(part[i]) > length(best)) best = part[i]
+				gsub(/%%/, "%", best)
+				gsub(/^ +| +$/, "", best)
+				if (length(best) >= 10) print best
+				want = 0
+			}
+		}' | LC_ALL=C sort -u
+}
+
+
 # series_functions KOUT: the functions of the series as built in KOUT, for
 # judging KCSAN reports: the functions its C files define, from each
 # object's symbols. A definition is a name with a '(' on a line of the

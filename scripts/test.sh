@@ -39,6 +39,13 @@ if [ "$list" = 0 ]; then
 			die "boot $bname wants the kernel of ${bkout#"$TOP"/}, which is not built: run 'make kernel-${bkout##*/kbuild-}'"
 	done < <(ONLY=$ONLY "$0" --list)
 fi
+# the series' warnings and errors, which fail a boot that does not allow them
+if [ "$list" = 0 ]; then
+	mkdir -p "$RESULTS"
+	series_messages >"$RESULTS/series-msgs.txt"
+	[ -s "$RESULTS/series-msgs.txt" ] ||
+		die "found no pr_warn/pr_err of the series in build/linux (base..HEAD): run 'make tree'"
+fi
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 
 # kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
@@ -75,13 +82,27 @@ while read -r name params; do
 		continue
 	fi
 	# the skips this boot must show (guest/skips.list), and no others
-	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s:%s:%s ", $2, $3, $4 }' "$TOP/guest/skips.list")
-	opts=(--tap --expect-skips "$skips")
+	skips=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b && $2 != "console" { printf "%s:%s:%s ", $2, $3, $4 }' "$TOP/guest/skips.list")
+	# the series' warnings it allows in the console (skips.list's console lines)
+	allow=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b && $2 == "console" { printf "%s:%s ", $3, $4 }' "$TOP/guest/skips.list")
+	opts=(--tap --expect-skips "$skips" --series-msgs "$RESULTS/series-msgs.txt" --console-allow "$allow")
+	# the plans it pins (guest/plans.list): every boot of make test has
+	# them (check-lists.sh); an on-demand boot may have none
+	plans=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s:%s ", $2, $3 }' "$TOP/guest/plans.list")
+	if [ -n "$plans" ]; then
+		opts+=(--plans "$plans")
+	else
+		echo "NOTE: boot $name pins no plans in guest/plans.list: its programs' case counts are not checked"
+	fi
 	# KUnit runs at every boot: count it once per kernel, in its first
 	# boot that does not turn it off
-	if [[ $kunit_done != *" $kernel "* ]] && ! kunit_off "$params ${APPEND:-}"; then
-		opts+=(--kunit --kunit-suites "$TOP/guest/kunit.suites")
-		kunit_done+="$kernel "
+	if ! kunit_off "$params ${APPEND:-}"; then
+		opts+=(--kunit-suites "$TOP/guest/kunit.suites")
+		# counted in its first boot, checked (plan, pins) in the others
+		if [[ $kunit_done != *" $kernel "* ]]; then
+			opts+=(--kunit)
+			kunit_done+="$kernel "
+		fi
 	fi
 	if grep -q '^CONFIG_KCSAN=y' "$kout/.config"; then
 		mkdir -p "$RESULTS"

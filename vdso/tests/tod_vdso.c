@@ -46,12 +46,14 @@
  *                      counts at the period the HPET reports, while the
  *                      HPET is the current source; it raises SIGBUS
  *                      otherwise
- *   hpetrevoke [NPROC] leaving the HPET unmaps its page everywhere:
+ *   hpetrevoke [NPROC [timens]]
+ *                      leaving the HPET unmaps its page everywhere:
  *                      splitting [vvar] is refused; after the switch away,
  *                      a process that moved its [vvar] with mremap, the
  *                      children of a fork storm across the switch, a
  *                      process whose vfork child switched, and NPROC idle
- *                      processes (3 switches, timed) get SIGBUS reading it
+ *                      processes (3 switches, timed) get SIGBUS reading it;
+ *                      with timens, all of it from a new time namespace
  *   publish [S]        readers on every CPU, by vDSO and system call in
  *                      turn, while adjtimex flips the tod tick length
  *                      between 9000 and 11000 us (-10 %, +10 %) every 2
@@ -90,7 +92,7 @@ static const struct {
 	{ "timens", case_timens, "" },
 	{ "switch", case_switch, "[SECONDS] [PERIOD_MS]" },
 	{ "hpetpage", case_hpetpage, "" },
-	{ "hpetrevoke", case_hpetrevoke, "[NPROC]" },
+	{ "hpetrevoke", case_hpetrevoke, "[NPROC [timens]]" },
 	{ "publish", case_publish, "[SECONDS]" },
 	{ "lib", case_lib, "" },
 };

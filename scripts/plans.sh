@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Print guest/plans.list from the results of the boots of the last make test
+# (build/results/test-BOOT-results.txt): BOOT NAME CASES for each program
+# that reported, CASES its plan ("# 1..N"; 0 for a whole-program skip).
+# Review the difference before replacing the file: a plan that shrinks
+# is what the pins exist to catch.
+# Usage: plans.sh [BOOT...]   (default: every boot of guest/boots.list with results)
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mapfile -t boots < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else
+	awk '/^[ \t]*(#|$)/ { next } { print $1 }' "$TOP/guest/boots.list"; fi)
+echo "# The plan (number of cases) of every program in every boot, checked by"
+echo "# scripts/check-run.sh --plans: BOOT NAME CASES (0: the whole program"
+echo "# skips). Printed by scripts/plans.sh from a passing make test; a change"
+echo "# here says why in its commit."
+for b in "${boots[@]}"; do
+	r=$RESULTS/test-$b-results.txt
+	if [ ! -f "$r" ]; then
+		[ $# -eq 0 ] || die "no $r: run 'ONLY=$b scripts/test.sh' first"
+		continue
+	fi
+	tr -d '\r' <"$r" | awk -v b="$b" '
+		/^# selftest: / { name = $3; plan = -1; next }
+		name != "" && plan == -1 && /^# 1\.\.[0-9]+/ { split($2, a, "\\.\\."); plan = a[2] + 0; next }
+		name != "" && /^(not )?ok [0-9]+ / {
+			if (plan == -1) { print "plans.sh: " name " printed no plan in boot " b > "/dev/stderr"; exit 1 }
+			printf "%-12s %-26s %d\n", b, name, plan
+			name = ""
+		}'
+done

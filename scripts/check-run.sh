@@ -3,7 +3,8 @@
 #   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
 # Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."]
-#                     [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out]
+#                     [--kunit-suites FILE] [--series-msgs FILE] [--console-allow "COUNT:TEXT..."]
+#                     [--kcsan-ours FILE] [--timed-out]
 #                     SERIAL RESULTS
 #   --tap           count the guest's TAP results (see guest/run-tests.sh); each
 #                   program must print results, as many as its own plan says
@@ -34,7 +35,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tap=0 kunit=0 timed_out=0 expect_skips='' suites='' kcsan_ours='' plans='-' msgs='' allow=''
-usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."] [--kunit-suites FILE] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
+usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."] [--kunit-suites FILE] [--series-msgs FILE] [--console-allow "COUNT:TEXT..."] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--tap) tap=1 ;;
@@ -115,11 +116,13 @@ if [ -n "$kcsan_ours" ]; then
 fi
 # The series' own warnings and errors ("could not withdraw the unstable
 # TSC", "cannot be enabled ... staying on"): each fails the run unless this
-# boot allows it (guest/skips.list's console lines), at most so often.
+# boot allows it (guest/skips.list's console lines), at most so often. A
+# line naming a source kunit-* is KUnit's own (registry_enable_refused
+# makes kunit-refuses refuse on purpose): KUnit judges those cases.
 if [ -n "$msgs" ]; then
 	while IFS= read -r l; do
 		problems+=("$l")
-	done < <(tr -d '\r' <"$serial" | grep -aFf "$msgs" | awk -v allow="$allow" '
+	done < <(tr -d '\r' <"$serial" | grep -aFf "$msgs" | grep -av ' kunit-[a-z0-9-]* ' | awk -v allow="$allow" '
 		BEGIN {
 			n = split(allow, e, " ")
 			for (i = 1; i <= n; i++) {
@@ -249,7 +252,7 @@ if [ "$tap" = 1 ]; then
 			if (/# TIMEOUT/)
 				problem(name " " substr($0, index($0, "# TIMEOUT") + 2) " (killed: see its output above)")
 			if (!isfail && / # SKIP( |$)/) {
-				if (!inner) { s++; if (!wholeskip) skip("program") }
+				if (!inner) { s++; if (!wholeskip) { skip("program"); wholeskip = 1 } }
 				skipped = 1
 			} else if (!inner) {
 				f++
@@ -299,13 +302,16 @@ fi
 # KUnit is counted in one boot of each kernel (--kunit), but it runs in
 # every boot that does not turn it off: there it is held to the same plan
 # and pin checks, and a failure fails the boot, without being counted.
-if [ "$kunit" = 0 ] && grep -aq 'KTAP version' "$serial"; then
+# (--kunit-suites without --kunit: KUnit must have run here too)
+if [ "$kunit" = 0 ] && { [ -n "$suites" ] || grep -aq 'KTAP version' "$serial"; }; then
 	kunit=check
 fi
 if [ "$kunit" != 0 ]; then
-	need_cmd python3
 	kpy=$KSRC/tools/testing/kunit/kunit.py
-	[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
+	if [ "$kunit" = 1 ]; then
+		need_cmd python3
+		[ -f "$kpy" ] || die "$kpy not found: run 'make tree'"
+	fi
 	if grep -aq 'kunit: disabled' "$serial"; then
 		problems+=("KUnit was turned off (kunit.enable= on the kernel command line) in a boot that counts it: count it in another boot of this kernel, or drop kunit.enable from this one (guest/boots.list, APPEND)")
 	elif ! grep -aq 'KTAP version' "$serial"; then

@@ -2,8 +2,10 @@
 # Boot the guest kernel in QEMU (TCG) and run one job in it.
 # Usage: qemu.sh --job test|bench|run|shell [--cmd CMD] [--extra DIR]
 #                [--timeout SECS] [--name NAME] [--tap] [--kunit]
-#                [--expect-skips "NAME..."] [--kunit-suites FILE]
-#                [--kcsan-ours FILE]   (the checks of scripts/check-run.sh)
+#                [--expect-skips "NAME:COUNT:WHAT..."] [--kunit-suites FILE]
+#                [--plans "NAME:CASES..."] [--series-msgs FILE]
+#                [--console-allow "COUNT:TEXT..."] [--kcsan-ours FILE]
+#                (the checks of scripts/check-run.sh)
 # Environment: APPEND (more kernel parameters), QEMU_OPTS (more QEMU
 # options), V=1 (show the console while it runs), KOUT (the kernel build
 # to boot: build/kbuild, or build/kbuild-debug for the debug kernel),
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--name) name=$2; shift ;;
 	--tap | --kunit) checks+=("$1") ;;
-	--expect-skips | --kunit-suites | --kcsan-ours)
+	--expect-skips | --kunit-suites | --kcsan-ours | --plans | --series-msgs | --console-allow)
 		[ $# -ge 2 ] || die "qemu.sh: $1 needs a value (see the comment at the top of scripts/qemu.sh)"
 		checks+=("$1" "$2")
 		shift

@@ -42,9 +42,9 @@ fi
 # the series' warnings and errors, which fail a boot that does not allow them
 if [ "$list" = 0 ]; then
 	mkdir -p "$RESULTS"
-	series_messages >"$RESULTS/series-msgs.txt"
-	[ -s "$RESULTS/series-msgs.txt" ] ||
-		die "found no pr_warn/pr_err of the series in build/linux (base..HEAD): run 'make tree'"
+	if ! series_messages >"$RESULTS/series-msgs.txt" || [ ! -s "$RESULTS/series-msgs.txt" ]; then
+		die "found no pr_warn/pr_err of the series in build/linux (base..HEAD, tag base): run 'make tree'"
+	fi
 fi
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
 
@@ -66,9 +66,11 @@ while read -r name params; do
 	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
 		continue
 	fi
+	ondemand=0
 	if [[ $params == on-demand || $params == "on-demand "* ]]; then
 		[[ " ${ONLY:-} " == *" $name "* ]] || continue
 		read -r _ params <<<"$params"
+		ondemand=1
 	fi
 	kernel=default kout=$KOUT
 	if [[ $params == @* ]]; then
@@ -86,13 +88,14 @@ while read -r name params; do
 	# the series' warnings it allows in the console (skips.list's console lines)
 	allow=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b && $2 == "console" { printf "%s:%s ", $3, $4 }' "$TOP/guest/skips.list")
 	opts=(--tap --expect-skips "$skips" --series-msgs "$RESULTS/series-msgs.txt" --console-allow "$allow")
-	# the plans it pins (guest/plans.list): every boot of make test has
-	# them (check-lists.sh); an on-demand boot may have none
+	# the plans it pins (guest/plans.list): every program of a boot of
+	# make test must be pinned (one that is not fails, its plan shown);
+	# an on-demand boot may pin none
 	plans=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s:%s ", $2, $3 }' "$TOP/guest/plans.list")
-	if [ -n "$plans" ]; then
+	if [ -n "$plans" ] || [ "$ondemand" = 0 ]; then
 		opts+=(--plans "$plans")
 	else
-		echo "NOTE: boot $name pins no plans in guest/plans.list: its programs' case counts are not checked"
+		echo "NOTE: on-demand boot $name pins no plans in guest/plans.list: its programs' case counts are not checked"
 	fi
 	# KUnit runs at every boot: count it once per kernel, in its first
 	# boot that does not turn it off

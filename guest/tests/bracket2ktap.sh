@@ -10,7 +10,8 @@
 #     EINVAL, no vDSO found) and goes on without a result of its own.
 #   - -p TEXT: each [RUN] whose line holds TEXT must end in a pass: a run
 #     with no result fails, and so does its "[OK] No such clock." (both
-#     paths said EINVAL: the clock is missing, which is what it tests).
+#     paths said EINVAL: the clock is missing, which is what it tests);
+#     and some [RUN] must hold TEXT (a selftest without those clocks fails).
 # The output comes first, unchanged. Exit status: the program's, or 1 if
 # a result failed or there was none at all.
 set -eu
@@ -44,6 +45,7 @@ awk -v status="$status" -v must="$must" '
 		run = $0; sub(/^\[RUN\][ \t]*/, "", run)
 		inrun = 1; results = 0; fresh = 1
 		mustpass = must != "" && index(run, must) > 0
+		if (mustpass) musts++
 		next
 	}
 	/^\[(OK|FAIL|SKIP|WARN)\]/ {
@@ -63,6 +65,8 @@ awk -v status="$status" -v must="$must" '
 	}
 	END {
 		close_run()
+		if (must != "" && !musts)
+			result(0, "no [RUN] line holds " must " (bracket2ktap -p): the selftest does not test those clocks", 0)
 		print "1.." n + 0
 		for (i = 1; i <= n; i++) print r[i]
 		if (status != 0) { print "# exit status " status; exit status }

@@ -10,6 +10,10 @@ KOUT := $(BUILD)/kbuild
 KOUT_DEBUG := $(BUILD)/kbuild-debug
 KOUT_KCSAN := $(BUILD)/kbuild-kcsan
 KOUT_I386 := $(BUILD)/kbuild-i386
+# make test-stock-base: the unpatched tree (tag 'base' of build/linux, a
+# git worktree) and its kernel
+KSRC_BASE := $(BUILD)/linux-base
+KOUT_BASE := $(BUILD)/kbuild-base
 FRAG := $(TOP)/guest/kernel.config
 FRAG_I386 := $(FRAG) $(TOP)/guest/kernel-i386.config
 RESULTS := $(BUILD)/results
@@ -31,6 +35,7 @@ RUN_TIMEOUT ?= 600
 # shquote: a value for use inside single quotes in a recipe.
 shquote = $(subst ','\'',$(1))
 
+.PHONY: kernel-base test-stock test-stock-base stock-hostcheck kst-base
 .PHONY: help deps deps-host deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
@@ -39,14 +44,21 @@ help:
 	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
 	@echo
 	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
-	@echo "                   (boots.list: seven boots of the kernel, one of the debug kernel's stress set,"
-	@echo "                   two of the i386 kernel in qemu-system-i386)"
+	@echo "                   (boots.list: eight boots of the kernel, one of the debug kernel's stress set,"
+	@echo "                   three of the i386 kernel in qemu-system-i386; the last boot of each kernel"
+	@echo "                   runs the stock timers and vDSO selftests)"
 	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
 	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
 	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
 	@echo "  make test-i386   only the i386 boots of 'make test': the i386 kernel (qemu-system-i386)"
 	@echo "                   on the TSC with KUnit, then on the HPET; 32-bit programs"
 	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
+	@echo "  make test-stock  the stock timers and vDSO selftests on the patched kernels: make test's stock"
+	@echo "                   and i386-stock boots and the on-demand stock-set, i386-stock-set (skew_consistency,"
+	@echo "                   set-2038: about 21 minutes)"
+	@echo "  make test-stock-base  the stock timers and vDSO selftests (boots stock,"
+	@echo "                   stock-set) on the unpatched tree (tag base, build/linux-base; guest/kernel.config"
+	@echo "                   less the series' options: guest/kernel-base.config, build/kbuild-base), one boot"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
 	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
@@ -66,6 +78,7 @@ help:
 	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
 	@echo "  make kernel-debug / kernel-kcsan   the same plus guest/kernel-{debug,kcsan}.config,"
 	@echo "                   in build/kbuild-debug, build/kbuild-kcsan"
+	@echo "  make kernel-base the same kernel from the unpatched tree (build/linux-base, build/kbuild-base)"
 	@echo "  make kernel-i386 the guest kernel for i386 (+ guest/kernel-i386.config), in build/kbuild-i386"
 	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
 	@echo "  make initramfs-i386  the i386 guest's: i386 busybox, the 32-bit tests (build/initramfs-i386.cpio)"
@@ -75,6 +88,8 @@ help:
 	@echo "  make series-check  build the kernel at every patch of the series (bisectable?)"
 	@echo "  make series-check-i386  the same for the i386 guest kernel"
 	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
+	@echo "  make stock-hostcheck  host-side tests of the stock selftests' wrapper (guest/tests/kselftest-stock.sh"
+	@echo "                   under busybox, the kselftest runner, fake selftests) and guest/stock-xfail.list"
 	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
 	@echo "  make clean       remove build outputs (keeps build/linux); distclean removes build/"
 	@echo
@@ -102,6 +117,18 @@ kernel-debug: tree
 
 kernel-kcsan: tree
 	@KOUT='$(KOUT_KCSAN)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-kcsan.config' scripts/kernel.sh
+
+# The unpatched tree (tag base of build/linux, checked out as a git worktree
+# in build/linux-base, made again when build/linux was imported again) and
+# its kernel: guest/kernel.config less the series' options
+# (guest/kernel-base.config), in build/kbuild-base, for make test-stock-base.
+kernel-base: tree
+	@if [ "$$(git -C '$(KSRC_BASE)' rev-parse -q --verify HEAD 2>/dev/null)" != \
+		"$$(git -C '$(KSRC)' rev-parse -q --verify 'base^{commit}')" ]; then \
+		rm -rf '$(KSRC_BASE)' && git -C '$(KSRC)' worktree prune && \
+		git -C '$(KSRC)' worktree add -q --detach '$(KSRC_BASE)' base || exit 1; \
+	fi
+	@KSRC='$(KSRC_BASE)' KOUT='$(KOUT_BASE)' FRAGMENTS='$(FRAG) $(TOP)/guest/kernel-base.config' scripts/kernel.sh
 
 # The i386 guest kernel: the same tree and fragment, made 32-bit by
 # guest/kernel-i386.config, in its own output directory (ccache shared).
@@ -226,6 +253,72 @@ $(GBIN)/tests/vdso_test_correctness32: $(KST_VDSO_DEPS)
 		USERCFLAGS="-Werror -m32" USERLDFLAGS=-m32 $(GBIN)/kst32/vdso_test_correctness
 	cp $(GBIN)/kst32/vdso_test_correctness $@
 
+# The kernel's own timers and vDSO selftests, stock, run against the stock
+# clocks (boots stock, stock-set, i386-stock, i386-stock-set and the
+# on-demand stock-base of guest/boots.list) by guest/tests/kselftest-stock.sh
+# through the kselftest runner. Built from the unpatched tree (tag base:
+# the series changes inconsistency-check.c), extracted into
+# build/kselftest-base, by their own Makefiles, static, into
+# tests/kselftest/{timers,vDSO} with kselftest/runner.sh beside them: the
+# layout of the selftests' install (BASE_DIR=/tests/kselftest). nanosleep,
+# nsleep-lat and inconsistency-check are there for set-2038 and
+# skew_consistency, which run them.
+KST_BASE := $(BUILD)/kselftest-base
+KST_BASE_SRC := $(KST_BASE)/tools/testing/selftests
+BASE_COMMIT := $(shell git -C '$(KSRC)' rev-parse -q --verify 'base^{commit}' 2>/dev/null)
+KST_BASE_STAMP := $(KST_BASE)/.base-$(BASE_COMMIT)
+STOCK_TIMERS := posix_timers nanosleep nsleep-lat inconsistency-check threadtest valid-adjtimex \
+	adjtick raw_skew set-2038 skew_consistency
+STOCK_VDSO := vdso_test_abi vdso_test_gettimeofday vdso_test_clock_getres vdso_standalone_test_x86
+# valid-adjtimex defines its own clock_adjtime(), which static glibc has too
+# (the selftests link dynamically): the program's is the one linked
+STOCK_LDFLAGS = $(GUEST_LDFLAGS) $(if $(filter valid-adjtimex,$*),-Wl$(comma)--allow-multiple-definition)
+comma := ,
+# KST_STOCK_TIMERS/VDSO DIR: those programs in DIR/tests/kselftest
+KST_STOCK_TIMERS = $(addprefix $(1)/tests/kselftest/timers/,$(STOCK_TIMERS))
+KST_STOCK_VDSO = $(addprefix $(1)/tests/kselftest/vDSO/,$(STOCK_VDSO))
+KST_STOCK = $(call KST_STOCK_TIMERS,$(1)) $(call KST_STOCK_VDSO,$(1)) \
+	$(1)/tests/kselftest/timers/settings $(1)/tests/kselftest/kselftest/runner.sh \
+	$(1)/tests/kselftest-stock
+GUEST_TESTS += $(call KST_STOCK,$(GBIN))
+
+# (a target of its own for a sub-make, which knows the tag: make tree first)
+kst-base: $(KST_BASE_STAMP)
+
+$(KST_BASE_STAMP):
+	@[ -n '$(BASE_COMMIT)' ] || { echo "ERROR: build/linux has no tag base: run 'make tree'" >&2; exit 1; }
+	rm -rf $(KST_BASE)
+	mkdir -p $(KST_BASE)
+	git -C $(KSRC) archive base tools/testing/selftests/lib.mk tools/testing/selftests/kselftest.h \
+		tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest \
+		tools/testing/selftests/timers tools/testing/selftests/vDSO tools/scripts tools/include | \
+		tar -x -C $(KST_BASE)
+	touch $@
+
+$(call KST_STOCK_TIMERS,$(GBIN)): $(GBIN)/tests/kselftest/timers/%: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(KST_BASE_SRC)/timers OUTPUT=$(@D) CC="$(CC)" \
+		USERLDFLAGS="$(STOCK_LDFLAGS)" $@
+
+$(call KST_STOCK_VDSO,$(GBIN)): $(GBIN)/tests/kselftest/vDSO/%: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(KST_BASE_SRC)/vDSO OUTPUT=$(@D) CC="$(CC)" \
+		USERLDFLAGS="$(GUEST_LDFLAGS)" $@
+
+$(GBIN)/tests/kselftest/timers/settings $(GBIN32)/tests/kselftest/timers/settings: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	install -m 644 $(KST_BASE_SRC)/timers/settings $@
+
+$(GBIN)/tests/kselftest/kselftest/runner.sh $(GBIN32)/tests/kselftest/kselftest/runner.sh: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	install -m 755 $(KST_BASE_SRC)/kselftest/runner.sh $@
+
+$(GBIN)/tests/kselftest-stock $(GBIN32)/tests/kselftest-stock: guest/tests/kselftest-stock.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
 $(GBIN)/bench/gtod: bench/gtod.c $(PARSE_VDSO) $(SELFTESTS)/vDSO/parse_vdso.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(VDSO_INC) -o $@ $(filter %.c,$^) $(GUEST_LDFLAGS)
@@ -249,6 +342,8 @@ $(GBIN)/bench/retries: bench/retries.c bench/load.h vdso/tod.h
 GUEST_TESTS32 := $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_C_TESTS) $(KST_TIMERS)) \
 	$(addprefix $(GBIN32)/tests/,tod_vdso vdso_test_correctness bracket2ktap)
 GUEST_BENCH32 := $(patsubst $(GBIN)/%,$(GBIN32)/%,$(GUEST_BENCH))
+# the stock selftests, -m32 (their own default time_t, as the selftests build for i386)
+GUEST_TESTS32 += $(call KST_STOCK,$(GBIN32))
 
 guest-bin32: tree
 	@$(MAKE) --no-print-directory $(GUEST_TESTS32) $(GUEST_BENCH32)
@@ -274,6 +369,18 @@ $(patsubst $(GBIN)/%,$(GBIN32)/%,$(KST_TIMERS)): $(GBIN32)/tests/%: $(SELFTESTS)
 	rm -f $@
 	$(MAKE) --no-print-directory -C $(SELFTESTS)/timers OUTPUT=$(abspath $(@D)) CC="$(CC)" \
 		USERCFLAGS="-Werror -m32" USERLDFLAGS="-m32 $(GUEST_LDFLAGS)" $(abspath $@)
+
+$(call KST_STOCK_TIMERS,$(GBIN32)): $(GBIN32)/tests/kselftest/timers/%: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(KST_BASE_SRC)/timers OUTPUT=$(@D) CC="$(CC)" \
+		USERCFLAGS=-m32 USERLDFLAGS="-m32 $(STOCK_LDFLAGS)" $@
+
+$(call KST_STOCK_VDSO,$(GBIN32)): $(GBIN32)/tests/kselftest/vDSO/%: $(KST_BASE_STAMP)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(MAKE) --no-print-directory -C $(KST_BASE_SRC)/vDSO OUTPUT=$(@D) CC="$(CC)" \
+		USERCFLAGS=-m32 USERLDFLAGS="-m32 $(GUEST_LDFLAGS)" $@
 
 $(GBIN32)/tests/tod_vdso: $(GBIN)/tests/tod_vdso32
 	@mkdir -p $(@D)
@@ -324,6 +431,20 @@ test-i386: kernel-i386 initramfs-i386
 # of make test).
 test-i386-full: kernel-i386 initramfs-i386
 	@ONLY="$$(awk '/^[ \t]*(#|$$)/ { next } { k = $$2 == "on-demand" ? $$3 : $$2 } k == "@i386" { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
+
+# The stock selftests of make test (the stock and stock-set boots' lines of
+# guest/tests.list) on the unpatched kernel (make kernel-base), in one boot
+# (stock-base, on-demand): a failure of make test's stock boots that this
+# boot shows too is 6.12's or TCG's, not the series'. The same initramfs.
+STOCK_BASE_TIMEOUT ?= 1800
+# All four boots of the stock selftests on the patched kernels: make test's
+# stock and i386-stock, and the on-demand stock-set and i386-stock-set
+# (skew_consistency and set-2038, about 21 minutes).
+test-stock: kernel kernel-i386 initramfs initramfs-i386
+	@ONLY='stock stock-set i386-stock i386-stock-set' scripts/test.sh $(TEST_TIMEOUT)
+
+test-stock-base: kernel-base initramfs
+	@ONLY=stock-base scripts/test.sh $(STOCK_BASE_TIMEOUT)
 
 # Each class of debug-kernel report (lockdep, KASAN, UBSAN, ...) provoked
 # in one boot of the debug kernel must fail that boot.
@@ -388,6 +509,14 @@ lint checkpatch: kernel
 # --- checks of the harness itself -----------------------------------------------
 hostcheck: tree $(GUEST_BENCH)
 	@scripts/hostcheck.sh
+	@$(MAKE) --no-print-directory kst-base
+	@scripts/stock-hostcheck.sh
+
+# guest/tests/kselftest-stock.sh under busybox sh with the tree's kselftest
+# runner on fake selftests, and guest/stock-xfail.list against the lists
+stock-hostcheck: tree
+	@$(MAKE) --no-print-directory kst-base
+	@scripts/stock-hostcheck.sh
 
 harness-check: kernel initramfs
 	@scripts/harness-check.sh
@@ -401,7 +530,7 @@ series-check-i386: tree
 
 shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \
-		guest/tests/bracket2ktap.sh
+		guest/tests/bracket2ktap.sh guest/tests/kselftest-stock.sh
 
 clean:
 	rm -rf $(KOUT) $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* \

@@ -673,7 +673,7 @@ b2k_ "a skip outside the runs that must pass is a skip" 0 '^ok 3 No vDSO.* # SKI
 
 if shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" &&
 	shellcheck -s sh "$TOP/guest/init" "$TOP/guest/run-tests.sh" "$TOP/bench/run-bench.sh" \
-		"$TOP/guest/tests/bracket2ktap.sh"; then
+		"$TOP/guest/tests/bracket2ktap.sh" "$TOP/guest/tests/kselftest-stock.sh"; then
 	ok "shellcheck: every script is clean"
 else
 	notok "shellcheck: fix the findings above"

@@ -118,6 +118,9 @@ fi
 install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/run-tests.sh" "$root/guest/run-tests.sh"
 install -m 644 "$TOP/guest/tests.list" "$root/tests/tests.list"
+# the stock selftests' expected failures (guest/tests/kselftest-stock.sh);
+# their runner, kselftest/runner.sh, is in $bins/tests/kselftest
+install -m 644 "$TOP/guest/stock-xfail.list" "$root/tests/stock-xfail.list"
 cp -a "$bins/tests/." "$root/tests/"
 # the tests that are not static (the vDSO's selftest uses dlopen)
 for t in "$root"/tests/*; do

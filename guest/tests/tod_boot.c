@@ -24,7 +24,7 @@
  *                                reader never sees it step back
  *   tod_boot cycles N            N S3 cycles of 2, 3, 4, 2, ... s (mem_sleep
  *                                deep; each cycle's stock BOOTTIME advances by
- *                                its time +- 1.5 s: it slept), syscall
+ *                                at least its time - 1.5 s: it slept), syscall
  *                                and vDSO readers running through all:
  *                                each cycle changes (CLOCK_TOD_MONOTONIC -
  *                                CLOCK_BOOTTIME) by at most 1 ms, all N by
@@ -474,7 +474,7 @@ static int64_t real_diff(int tick)
 static void check_cycles(int n, const char *state)
 {
 	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0, slack = 0;
-	int64_t b0, slept, worst_slept = 0;
+	int64_t b0, slept, worst_slept = 0, longest_slept = 0;
 	int i, ok = 0, secs, slept_ok = 0;
 	struct timespec res;
 	pthread_t th[2];
@@ -512,12 +512,20 @@ static void check_cycles(int n, const char *state)
 			break;
 		}
 		ok++;
-		/* it slept: stock BOOTTIME went on by the alarm's time */
+		/*
+		 * it slept: stock BOOTTIME went on by at least the alarm's time
+		 * (less the RTC's step). Longer is a late wake-up, not a fault
+		 * of either clock: the debug kernel under TCG once took so long
+		 * to enter S3 that the alarm fired first and the guest woke
+		 * 18 s late (the clocks' agreement is checked below).
+		 */
 		slept = ns_of(CLOCK_BOOTTIME) - b0 - secs * 1000000000LL;
-		if (b0 > 0 && llabs(slept) <= SLEPT_SLACK_NS)
+		if (b0 > 0 && slept >= -SLEPT_SLACK_NS)
 			slept_ok++;
-		if (llabs(slept) > llabs(worst_slept))
+		if (i == 0 || slept < worst_slept)
 			worst_slept = slept;
+		if (slept > longest_slept)
+			longest_slept = slept;
 		/*
 		 * A source that counts ticks lags by as long as the tick is
 		 * late, and under TCG the first resume of a boot can stall the
@@ -545,8 +553,8 @@ static void check_cycles(int n, const char *state)
 	pthread_join(th[1], NULL);
 	ksft_test_result(ok == n, "%d of %d '%s' cycles resumed\n", ok, n, state);
 	ksft_test_result(ok == n && slept_ok == n,
-			 "%d of %d cycles slept their 2-4 s: stock CLOCK_BOOTTIME advanced by the alarm's time, worst %+.3f s off (limit +-%.1f s, the RTC's steps)\n",
-			 slept_ok, n, worst_slept / 1e9, SLEPT_SLACK_NS / 1e9);
+			 "%d of %d cycles slept their 2-4 s: stock CLOCK_BOOTTIME advanced by at least the alarm's time, shortest %+.3f s off (limit -%.1f s, the RTC's steps; longest %+.3f s)\n",
+			 slept_ok, n, worst_slept / 1e9, SLEPT_SLACK_NS / 1e9, longest_slept / 1e9);
 	ksft_test_result(ok == n && llabs(worst_step) <= 1000000 + slack,
 			 "each cycle: (CLOCK_TOD_MONOTONIC - CLOCK_BOOTTIME) changed at most %+.3f ms (limit 1 + %.0f for the tick)\n",
 			 worst_step / 1e6, slack / 1e6);

@@ -74,25 +74,21 @@ case_ "an expected skipped case is a skip, not a pass" 0 "2 passed, 0 failed, 1 
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:second
 case_ "a skipped case not in the expected skips fails" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap
+# program two skips whole (plan 1..0 # SKIP, exit 4)
+WHOLE_SKIP=${TAP_PASS/\# 1..1
+\# ok 1 only
+ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+ok 2 two \# SKIP}
 case_ "a whole program that skips (exit 4) unexpectedly fails" 1 "" \
-	"x" "${TAP_PASS/\# 1..1
-\# ok 1 only
-ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
-ok 2 two \# SKIP}"$'\n'"$DONE0" --tap
+	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap
 case_ "an expected whole-program skip is a skip" 0 "2 passed, 0 failed, 1 skipped" \
-	"x" "${TAP_PASS/\# 1..1
-\# ok 1 only
-ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
-ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program
+	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap --expect-skips two:1:program
 case_ "an expected skip that did not happen fails" 1 "" \
 	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --expect-skips two:1:program
 # A skips.list line names what may skip and how often: a case skip does
 # not allow the whole program to skip, nor another case, nor a second one.
 case_ "a whole-program skip where one case may skip fails" 1 "" \
-	"x" "${TAP_PASS/\# 1..1
-\# ok 1 only
-ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
-ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:only
+	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap --expect-skips two:1:only
 case_ "a skip of another case than the one allowed fails" 1 "" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:first
 TWO_SKIPS=${TAP_PASS/\# ok 1 first/\# ok 1 rate a \# SKIP no hpet}
@@ -131,10 +127,7 @@ case_ "a warning of the series about a kunit-* source is KUnit's own" 0 "" \
 case_ "a pinned program that did not run fails" 1 "" \
 	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --plans "one:2 two:1 three:4"
 case_ "a whole-program skip is plan 0 against its pin" 1 "" \
-	"x" "${TAP_PASS/\# 1..1
-\# ok 1 only
-ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
-ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:1"
+	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:1"
 case_ "a program that planned 16 and printed 2 fails" 1 "" \
 	"x" "${TAP_PASS/\# 1..2/\# 1..16}"$'\n'"$DONE0" --tap
 case_ "a program that printed nothing and exited 0 fails" 1 "" \

@@ -55,7 +55,7 @@ help:
 	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
 	@echo "  make test-stock  the stock timers and vDSO selftests on the patched kernels: make test's stock"
 	@echo "                   and i386-stock boots and the on-demand stock-set, i386-stock-set (skew_consistency,"
-	@echo "                   set-2038: about 21 minutes)"
+	@echo "                   set-2038, and adjtick on i386: about 23 minutes)"
 	@echo "  make test-stock-base  the stock timers and vDSO selftests (boots stock,"
 	@echo "                   stock-set) on the unpatched tree (tag base, build/linux-base; guest/kernel.config"
 	@echo "                   less the series' options: guest/kernel-base.config, build/kbuild-base), one boot"
@@ -405,7 +405,7 @@ initramfs-i386: guest-bin32 deps-i386
 	@KARCH=i386 scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------
-test: kernel kernel-debug kernel-i386 initramfs initramfs-i386 hostcheck
+test: hostcheck kernel kernel-debug kernel-i386 initramfs initramfs-i386
 	@env -u ONLY scripts/test.sh $(TEST_TIMEOUT)
 
 # The inner loop: the kernel and test binaries brought up to date, then one
@@ -439,7 +439,7 @@ test-i386-full: kernel-i386 initramfs-i386
 STOCK_BASE_TIMEOUT ?= 1800
 # All four boots of the stock selftests on the patched kernels: make test's
 # stock and i386-stock, and the on-demand stock-set and i386-stock-set
-# (skew_consistency and set-2038, about 21 minutes).
+# (skew_consistency and set-2038, and adjtick on i386: about 23 minutes).
 test-stock: kernel kernel-i386 initramfs initramfs-i386
 	@ONLY='stock stock-set i386-stock i386-stock-set' scripts/test.sh $(TEST_TIMEOUT)
 

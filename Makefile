@@ -37,7 +37,7 @@ shquote = $(subst ','\'',$(1))
 
 .PHONY: kernel-base test-stock test-stock-base stock-hostcheck kst-base
 .PHONY: help deps deps-host deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
-	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes bench-host shell run patches \
+	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes limits bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
 
 help:
@@ -64,6 +64,7 @@ help:
 	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
 	@echo "  make bench-i386  the same bench/gtod, sections and retries in the i386 guest (no hyperfine, perf)"
 	@echo "  make bench-notes rewrite NOTES.md's generated benchmark section from build/results/bench-latest"
+	@echo "  make limits      the tests' limits against the figures of make test runs (RUNS='DIR...', build/results)"
 	@echo "                   (its summary, with the run's date, commit and command; a dirty or failed run"
 	@echo "                   is refused: NOTES_ARGS='--allow-dirty --allow-failed' quotes it anyway)"
 	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
@@ -469,6 +470,13 @@ bench-i386: kernel-i386 initramfs-i386
 # latest run's summary.txt and run.json.
 bench-notes:
 	@python3 bench/notes.py $(NOTES_ARGS) '$(RESULTS)/bench-latest' NOTES.md
+
+# The guest tests' limits against the figures the runs printed: a table for
+# NOTES.md from the results of one or more make test runs (RUNS: their
+# build/results directories; this tree's by default).
+RUNS ?= $(RESULTS)
+limits:
+	@python3 scripts/limits.py $(RUNS)
 
 # The tod vDSO reader of build/linux compiled for user space and timed on the
 # host's CPU beside the host's vDSO (bench/host/todread.c; shim.h explains the

@@ -549,6 +549,33 @@ PY
 summary_ "summary.py: several boots give each ratio's median and range, met by most boots" 0 \
 	'tod-vdso-gtod / stock-vdso-gtod +0\.90 \[0\.90-1\.00\].* met \(2 of 3 boots met\)' "$tmp/b4"
 
+# scripts/limits.py: the worst figure of a check over several runs'
+# results, against the limit its lines print; a check no run printed says so.
+limits_() { # NAME EXPECT_RC EXPECT_REGEX DIR...
+	local rc=0 out name=$1 want=$2 re=$3
+	shift 3
+	out=$(python3 "$TOP/scripts/limits.py" "$@" 2>&1) || rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -- "$re" <<<"$out" && ! grep -q Traceback <<<"$out"; then
+		ok "$name"
+	else
+		notok "$name: exit $rc (expected $want), or no line matching '$re'"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+}
+mkdir -p "$tmp/lim1" "$tmp/lim2" "$tmp/lim3"
+printf '%s\n' '# ok 10 tsc: rate vs CLOCK_MONOTONIC_RAW (stock clocksource tsc) over 10 s: +0.002 ppm (limit 0.100)' \
+	'# ok 3 phc2sys holds /dev/ptp0 to CLOCK_REALTIME: last 30 s RMS 12 ns (limit 100), max 300 ns (limit 1.5 us)' \
+	>"$tmp/lim1/test-default-results.txt"
+printf '%s\n' '# not ok 22 pit: rate vs CLOCK_MONOTONIC_RAW (stock clocksource hpet) over 5 s: -0.057 ppm (limit 0.435)' \
+	>"$tmp/lim2/test-i386-results.txt"
+limits_ "limits.py: the worst figure over two runs, with its boot, ratio and counts" 0 \
+	'^\| tod rate vs MONOTONIC_RAW, stock on the same counter \(tod_core\) \| 0.1-0.435 ppm \| -0.057 ppm \(i386\) \| 7\.6 \| 2, 2 \|$' \
+	"$tmp/lim1" "$tmp/lim2"
+limits_ "limits.py: a limit in us against a figure in ns" 0 \
+	'^\| phc2sys largest offset \(tod_phc\) \| 1500 ns \| \+300 ns \(default\) \| 5\.0 \| 1, 1 \|$' "$tmp/lim1"
+limits_ "limits.py: a check no run printed says so" 0 '^\| safety-timer gap \(tod_hotplug\) \| - \| not printed by these runs' "$tmp/lim1"
+limits_ "limits.py: a directory without results is refused" 1 'no test-\*-results.txt' "$tmp/lim3"
+
 # bench/notes.py: NOTES.md's generated section from a run's summary and
 # run.json, the rest of the file untouched; refusals say what is missing.
 notes_() { # NAME EXPECT_RC EXPECT_REGEX RUN NOTES [FLAG...]: a refusal must leave NOTES as it was

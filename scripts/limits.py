@@ -20,8 +20,9 @@ import sys
 NUM = r'([-+]?[0-9]+(?:\.[0-9]+)?)'
 
 # name, regex on the case line (after "ok N "), figure group(s), limit group,
-# unit, how the figure is judged: 'abs' (|x| against the limit) or
-# 'max' (x against the limit, x <= 0 expected)
+# unit, how the figure is judged: 'abs' (|x| against the limit), 'abs500'
+# (|x| - 500 against the limit: a slew of +-500 ppm) or 'max' (x against
+# the limit, x <= 0 expected)
 CHECKS = [
     ('tod rate vs MONOTONIC_RAW, stock on the same counter (tod_core)',
      r'^\w+: rate vs CLOCK_MONOTONIC_RAW \(stock clocksource \w+\) over \d+ s: ' + NUM + r' ppm \(limit ' + NUM + r'\)',
@@ -71,6 +72,15 @@ CHECKS = [
     ('safety-timer gap (tod_hotplug)',
      r'^safety timer: .* largest gap ' + NUM + r' s \(limit ' + NUM + r' s',
      (1,), 2, 's', 'abs'),
+    ('single-shot slew rate, off 500 ppm (tod_ntp)',
+     r'^single-shot \S+ us slews at [-+]?' + NUM + r' ppm \(limit [-+]?500 \+- ' + NUM + r'\)',
+     (1,), 2, 'ppm', 'abs500'),
+    ('adjtimex time field: tod - stock from their offset (tod_adjtimex)',
+     r'^field time: tod - stock at most ' + NUM + r' ns from their offset .*\(limit ' + NUM + r'\)',
+     (1,), 2, 'ns', 'abs'),
+    ('fuzz: tod - stock once restored (tod_fuzz)',
+     r'^restored: freq .* tod ' + NUM + r' ms from stock \(limit ' + NUM + r' ms\)',
+     (1,), 2, 'ms', 'abs'),
     ('idle on acpi_pm (tod_boot idle)',
      r'^idle \d+ s: CLOCK_TOD_MONOTONIC vs MONOTONIC_RAW ' + NUM + r' ppm \(limit ' + NUM,
      (1,), 2, 'ppm', 'abs'),
@@ -89,7 +99,9 @@ def scan(dirs):
             boot = os.path.basename(path)[len('test-'):-len('-results.txt')]
             with open(path, errors='replace') as f:
                 for line in f:
-                    m = re.match(r'^#\s+(?:ok|not ok) \d+ (.*)$', line)
+                    # a case line, or a diagnostic the run ends with
+                    m = (re.match(r'^#\s+(?:ok|not ok) \d+ (.*)$', line) or
+                         re.match(r'^#\s+#\s+(field time: .*)$', line))
                     if not m:
                         continue
                     text = m.group(1)
@@ -103,6 +115,8 @@ def scan(dirs):
                             limit *= SCALE[groups[-1]]
                         for g in figs:
                             x = float(mm.group(g))
+                            if how == 'abs500':
+                                x = x - 500.0
                             found[name].append((x, limit, boot, run))
                         runs[name].add(run)
     return found, runs
@@ -113,7 +127,7 @@ def judge(vals, how):
     # largest x / limit ('max', a figure <= 0 is the expected one)
     def key(v):
         x, limit = v[0], v[1]
-        return (abs(x) if how == 'abs' else x) / limit if limit else 0
+        return (x if how == 'max' else abs(x)) / limit if limit else 0
     return max(vals, key=key)
 
 
@@ -135,7 +149,7 @@ def main():
         x, limit, boot, _ = judge(vals, how)
         lims = sorted({v[1] for v in vals})
         ltxt = f'{lims[0]:g}' if len(lims) == 1 else f'{lims[0]:g}-{lims[-1]:g}'
-        worst = abs(x) if how == 'abs' else x
+        worst = x if how == 'max' else abs(x)
         ratio = f'{limit / worst:.1f}' if worst > 0 else 'figure <= 0'
         print(f'| {name} | {ltxt} {unit} | {x:+g} {unit} ({boot}) | {ratio} | {len(runs[name])}, {len(vals)} |')
     return 0

@@ -100,20 +100,35 @@ struct pair {
 };
 
 static const clockid_t clk[2] = { CLOCK_REALTIME, CLOCK_TOD_REALTIME };
+
+/*
+ * 20 ms: the two calls of a case follow each other in one process, tens
+ * of us apart under TCG, but the clocks need not have slewed alike by
+ * then: a PLL case slews up to 32 ms/s, and each core applies its
+ * second's part at its own NTP second. Worst seen (printed at the end of
+ * a run): 0.28 ms on x86-64, 4.09 ms on i386 (2026-12-06); 20 ms is 4.9x.
+ * The check was 1 s, a units check.
+ */
+#define TIME_LIMIT_NS	20000000LL
+static int64_t time_off;	/* tod - stock wall time before the first case */
+static int64_t time_worst;	/* largest |tod - stock - time_off| of a case's replies */
 static const char *const clk_name[2] = { "stock", "tod" };
 
 /*
  * Fields not compared exactly, each with why. time is read from two
  * different clocks at two different instants (and the tod wall clock may
- * have been set apart from the stock one by an earlier test); it is only
- * checked for the same units (us or ns, per STA_NANO) and to be within
- * one second of the other.
+ * have been set apart from the stock one by an earlier test); it is
+ * checked for the same units (us or ns, per STA_NANO) and, less the two
+ * wall clocks' offset measured before the first case (time_off), to be
+ * within TIME_LIMIT_NS: every case steps and slews both clocks alike, so
+ * what is left is the time between the two calls. The worst is printed
+ * at the end.
  */
 static const struct {
 	const char *field;
 	const char *why;
 } EXCLUDED[] = {
-	{ "time", "wall time now, of two clocks read at two instants (checked: same units, within 1 s)" },
+	{ "time", "wall time now, of two clocks read at two instants (checked: same units, and within 20 ms of the clocks' offset before the first case)" },
 };
 
 #define FIELD(f, fmt) { #f, offsetof(struct timex, f), sizeof(((struct timex *)0)->f), fmt }
@@ -960,13 +975,16 @@ static int compare(const char *what, const struct pair *p, int wrote_back)
 		nano = p->tx[0].status & STA_NANO;
 		ta = p->tx[0].time.tv_sec * NSEC + p->tx[0].time.tv_usec * (nano ? 1 : 1000);
 		tb = p->tx[1].time.tv_sec * NSEC + p->tx[1].time.tv_usec * (nano ? 1 : 1000);
+		if (llabs(tb - ta - time_off) > time_worst)
+			time_worst = llabs(tb - ta - time_off);
 		if (p->tx[1].time.tv_usec < 0 || p->tx[1].time.tv_usec >= (nano ? NSEC : 1000000) ||
-		    llabs(ta - tb) > NSEC) {
-			ksft_print_msg("MISMATCH %s: field time (sanity): stock {%lld, %lld}, tod {%lld, %lld}\n",
+		    llabs(tb - ta - time_off) > TIME_LIMIT_NS) {
+			ksft_print_msg("MISMATCH %s: field time (sanity): stock {%lld, %lld}, tod {%lld, %lld}: tod - stock %+lld ns, %+lld from before the first case (limit %lld)\n",
 				       what, (long long)p->tx[0].time.tv_sec,
 				       (long long)p->tx[0].time.tv_usec,
 				       (long long)p->tx[1].time.tv_sec,
-				       (long long)p->tx[1].time.tv_usec);
+				       (long long)p->tx[1].time.tv_usec, (long long)(tb - ta),
+				       (long long)(tb - ta - time_off), TIME_LIMIT_NS);
 			bad++;
 		}
 	}
@@ -1248,6 +1266,14 @@ int main(int argc, char **argv)
 	avoid_midnight();
 	reset_clock(CLOCK_REALTIME, tai[0].tai);
 	reset_clock(CLOCK_TOD_REALTIME, tai[1].tai);
+	{
+		int64_t mid, tod;
+
+		bracket(CLOCK_REALTIME, CLOCK_TOD_REALTIME, &mid, &tod);
+		time_off = tod - mid;
+		ksft_print_msg("CLOCK_TOD_REALTIME - CLOCK_REALTIME before the first case: %+lld ns\n",
+			       (long long)time_off);
+	}
 	arc = plan_arc();
 	ksft_print_msg("arc of the second clear of all boundaries: %lld ms\n", (long long)arc / 1000000);
 	if (arc < NEED_FORK_NS + 20000000)
@@ -1260,5 +1286,7 @@ int main(int argc, char **argv)
 
 	reset_clock(CLOCK_REALTIME, tai[0].tai);
 	reset_clock(CLOCK_TOD_REALTIME, tai[1].tai);
+	ksft_print_msg("field time: tod - stock at most %lld ns from their offset before the first case (limit %lld)\n",
+		       (long long)time_worst, TIME_LIMIT_NS);
 	ksft_finished();
 }

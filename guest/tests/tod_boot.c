@@ -5,15 +5,16 @@
  *   tod_boot current NAME        the core runs on NAME
  *   tod_boot absent NAME         NAME is not a registered timesource
  *   tod_boot dmesg TEXT          the kernel log says TEXT
- *   tod_boot boottime N          CLOCK_TOD_MONOTONIC within 1 ms behind
+ *   tod_boot boottime N          CLOCK_TOD_MONOTONIC within 0.75 ms behind
  *                                and 0.25 ms ahead of CLOCK_BOOTTIME, less
  *                                the gap stock's own TSC calibration made
  *                                (from the kernel log), in N samples
- *                                (on jiffies the closest sample; the
- *                                farthest within two ticks + 1 ms; a
- *                                closest too far behind takes up to 20
- *                                windows of N, as a busy host can hold a
- *                                tick late)
+ *                                (on jiffies the closest sample within
+ *                                1 ms behind; the farthest within two
+ *                                ticks + 1 ms; a closest too far behind
+ *                                takes up to 20 windows of N when the
+ *                                window shows a late tick, as a busy host
+ *                                can hold a tick late)
  *   tod_boot idle SECS           with the guest idle for SECS (NO_HZ), the
  *                                core loses no counter wraps: it agrees with
  *                                CLOCK_MONOTONIC_RAW within 100 ppm
@@ -269,24 +270,30 @@ static int64_t stock_calibration_gap(char *why, size_t len, int *ok)
  * source) may lose microseconds each, and the sources' rates differ from
  * the stock clock's by a few ppm under TCG, so this runs first in its boot.
  * Stock's own calibration error (stock_calibration_gap()) is taken off
- * first. N samples 1.7 ms apart: within 1 ms behind and 0.25 ms ahead. A
+ * first. N samples 1.7 ms apart: within 0.75 ms behind and 0.25 ms ahead. A
  * source that moves once per tick stands for the time its tick began, so a
  * reading lags by up to a tick, and more while the tick is late (under TCG
  * up to a tick more): there the closest sample must be within 1 ms behind
  * and 0.25 ms ahead, and the farthest within two ticks + 1 ms behind.
  *
  * A busy host can hold every tick of N samples late; that comes and goes,
- * where an offset of the core does not. So on a tick source only a closest
- * too far behind takes another N samples, 200 ms on, up to BOOT_WINDOWS
- * windows; a sample ahead fails at once, and the farthest limit holds in
- * every window taken.
+ * where an offset of the core does not. So on a tick source a closest too
+ * far behind takes another N samples, 200 ms on, up to BOOT_WINDOWS
+ * windows, only when the window's own samples show a late tick: they
+ * spread over more than a tick + TICK_LATE_NS (on time at most a tick: the
+ * farthest 2.85-3.81 ms below the closest with a 4 ms tick in NOTES.md's
+ * passing runs). A window whose ticks came on time shows the core's own
+ * offset and fails at once; an offset that persists fails every window; a
+ * sample ahead fails at once, and the farthest limit holds in every window
+ * taken.
  */
 #define BOOT_WINDOWS 20
+#define TICK_LATE_NS 500000	/* a spread beyond a tick that shows a late tick */
 
 static void check_boottime(int n)
 {
 	struct timespec r;
-	int64_t mid, tod, lead, lag, farthest = INT64_MAX, lead_lim = 250000, lag_lim = 1000000;
+	int64_t mid, tod, lead, lag, farthest = INT64_MAX, lead_lim = 250000, lag_lim;
 	int64_t tick = 0, gap;
 	char why[320];
 	int i, w, windows, known;
@@ -295,6 +302,19 @@ static void check_boottime(int n)
 		ksft_exit_fail_msg("clock_getres(CLOCK_TOD_MONOTONIC): %s\n", strerror(errno));
 	if (r.tv_sec || r.tv_nsec >= 1000000)
 		tick = ts_ns(&r);
+	/*
+	 * The limits against what was seen (NOTES.md, after stock's
+	 * calibration gap is taken off, 2026-12-04/05): a continuous source
+	 * -0.158 to +0.051 ms in 32 boots (default, hpet, acpi_pm,
+	 * tsc=unstable, debug, i386; -0.158 on a loaded host): 750 us behind
+	 * (4.7x) and 250 us ahead (4.9x); the limit behind was 1 ms. A tick
+	 * source: the closest -0.11 to -0.40 ms in passing runs, 1 ms behind
+	 * (2.5x); the farthest -3.10 to -3.98 ms, two ticks + 1 ms (9 ms at
+	 * HZ=250). The one boot the model missed (by -1.80 ms, CI of fea0929,
+	 * before it took stock's calibration off) and the i386 boots of
+	 * an earlier run (2-5 ms behind, unexplained) still fail.
+	 */
+	lag_lim = tick ? 1000000 : 750000;
 	gap = stock_calibration_gap(why, sizeof(why), &known);
 	ksft_print_msg("stock's calibration: %s\n", why);
 	windows = tick && known && n > 0 ? BOOT_WINDOWS : 1;
@@ -313,7 +333,13 @@ static void check_boottime(int n)
 			farthest = lag;
 		if (lead >= -lag_lim || w == windows || farthest < -2 * tick - lag_lim)
 			break;
-		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld), more than %lld behind: the next window in 200 ms\n",
+		if (lead - lag <= tick + TICK_LATE_NS) {
+			ksft_print_msg("tick source, window %d: closest %+lld ns, farthest %+lld: more than %lld behind with every tick on time (spread at most a tick + %d ns): no retry\n",
+				       w, (long long)lead, (long long)lag, (long long)lag_lim,
+				       TICK_LATE_NS);
+			break;
+		}
+		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld, a late tick), more than %lld behind: the next window in 200 ms\n",
 			       w, (long long)lead, (long long)lag, (long long)lag_lim);
 		usleep(200000);
 	}
@@ -340,6 +366,13 @@ static void check_idle(int secs)
 	t1 = ns_of(CLOCK_TOD_MONOTONIC);
 	r1 = ns_of(CLOCK_MONOTONIC_RAW);
 	ppm = ((double)(t1 - t0) / (double)(r1 - r0) - 1.0) * 1e6;
+	/*
+	 * 100 ppm: -9.9, -6.4 and -26.9 ppm (that one without the safety
+	 * hrtimer) in passing runs, NOTES.md 2026-12-03; the stock raw clock
+	 * counts the TSC here, up to 21 ppm off the PM timer by its
+	 * calibration, and a host stall is lost guest time (-232.5 ppm once
+	 * under a parallel kernel build). A lost 24-bit wrap is -156000 ppm.
+	 */
 	ksft_test_result(ppm > -100 && ppm < 100,
 			 "idle %d s: CLOCK_TOD_MONOTONIC vs MONOTONIC_RAW %+.3f ppm (limit 100; a lost 24-bit wrap is -%.0f)\n",
 			 secs, ppm, 4.69e6 / secs);

@@ -7,7 +7,7 @@
  * differ by no more than the real elapsed time plus 1 us, and a switch away
  * from jiffies by no more than how far its clock stood behind), all four clock
  * ids are monotonic on every CPU, and CLOCK_TOD_MONOTONIC runs at the rate
- * of the stock CLOCK_MONOTONIC_RAW within 10 ppm (not for jiffies, whose
+ * of the stock CLOCK_MONOTONIC_RAW within TOD_RATE_PPM (not for jiffies, whose
  * rate is the tick's). Then the error cases: unknown clock ids, timers and
  * sleeps on the tod ids, bad pointers, bad sysfs writes, settime with and
  * without CAP_SYS_TIME.
@@ -122,7 +122,7 @@ static void test_source(const char *name)
 	int64_t lag = 0, allowed;
 	char cur[64] = "", stock[64], behind[64] = "", unrestored[128] = "";
 	const char *like;
-	double ppm;
+	double ppm, lim;
 	int ret, from_tick, read_err, unpinned;
 	long errs;
 
@@ -161,7 +161,14 @@ static void test_source(const char *name)
 	} else if (from_tick) {
 		lag = INT64_MAX / 2;	/* booted on jiffies: no reference, only the order is checked */
 	}
-	/* 20 us: the two clocks' rates differ by a few ppm over the seconds on jiffies */
+	/*
+	 * 1 us: the step is at most the time elapsed around it (1.353 ms over
+	 * 1.393 ms elapsed, NOTES.md): the margin is on a figure that
+	 * is never positive. 20 us more from jiffies: the two clocks' rates
+	 * differ by a few ppm over the seconds on jiffies (one run: a step of
+	 * 1835740 ns over 359051 ns elapsed from a clock 1499251 ns behind,
+	 * 22.6 us short of elapsed + lag, NOTES.md 2026-12-04).
+	 */
 	allowed = raw_after - raw_before + 1000 + (from_tick ? lag + 20000 : 0);
 	if (from_tick)
 		snprintf(behind, sizeof(behind), ", from a clock %lld ns behind", (long long)lag);
@@ -204,9 +211,10 @@ static void test_source(const char *name)
 		snprintf(unrestored, sizeof(unrestored),
 			 ", and the stock clocksource could not be put back to %s: %s", stock,
 			 strerror(-ret));
-	ksft_test_result(!read_err && ppm > -10 && ppm < 10 && !ret,
-			 "%s: rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %d s: %+.3f ppm (limit 10)%s%s\n",
-			 name, like, rate_secs, ppm, read_err ? ", a clock read failed" : "",
+	lim = tod_rate_limit_ppm(rate_secs);
+	ksft_test_result(!read_err && ppm > -lim && ppm < lim && !ret,
+			 "%s: rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %d s: %+.3f ppm (limit %.3f)%s%s\n",
+			 name, like, rate_secs, ppm, lim, read_err ? ", a clock read failed" : "",
 			 unrestored);
 }
 
@@ -247,7 +255,10 @@ static void test_errors(void)
 	 * settime as root: +100 s, read back, and set back. A source that
 	 * counts ticks (jiffies) reads the time its tick began: the time set
 	 * is placed inside the tick, so the reading after may be up to a tick
-	 * less (the clock is never ahead).
+	 * less (the clock is never ahead). The 10 ms above +100 s is the time
+	 * between the two readings: NOTES.md has no figure of it (the case line
+	 * prints it); a host stall of 2.5 ms inside one system call was seen
+	 * (one CI run), 4x.
 	 */
 	syscall(TOD_SYS_clock_getres, CLOCK_TOD_REALTIME, &ts);
 	tick = ts.tv_sec == 0 && ts.tv_nsec >= 1000000 ? ts.tv_nsec : 0;
@@ -318,6 +329,12 @@ int main(int argc, char **argv)
 	/*
 	 * Before any switch: tod realtime agrees with the stock realtime it was
 	 * started from (the jiffies source, tested below, drifts with the tick).
+	 */
+	/*
+	 * 1 ms: 0.33 ms seen (NOTES.md, the one figure recorded), 3x;
+	 * tod_vdso agree measures the same offset more closely (300 us) earlier
+	 * in the boot, before tod_hotplug's switches, which lose microseconds
+	 * each.
 	 */
 	stock = ns_of(CLOCK_REALTIME);
 	tod = ns_of(CLOCK_TOD_REALTIME);

@@ -55,6 +55,14 @@
 
 #define NSEC		1000000000LL
 #define MSEC		1000000LL
+/*
+ * The tod wall clock after the restore, against the stock one: -0.064 ms
+ * (x86-64) and -0.006 ms (i386) since df7d074 (NOTES.md 2026-12-05); the
+ * settime loop accepts a stock clock that moved up to 200 us across it.
+ * 300 us is 4.7x the worst; the limit was 1 ms (-1.995 ms was one 4 ms
+ * host tick inside the old single sandwich).
+ */
+#define RESTORE_NS	300000LL
 #define HANG		NSEC		/* a call this long is a hang */
 #define MAXERRNO	256
 #define EPISODE_EVERY	20000		/* calls between leap second episodes */
@@ -510,12 +518,12 @@ int main(int argc, char **argv)
 		ksft_test_result(back.freq == 0 && back.tick == 10000 && back.offset == 0 &&
 				 ss.offset == 0 && back.status == init.status &&
 				 back.constant == init.constant && back.tai == init.tai &&
-				 llabs(off) < MSEC,
-				 "restored: freq %lld, tick %lld, offset %lld, single-shot %lld, status %#x (was %#x), constant %lld (was %lld), tai %d (was %d), state %d, tod %+.3f ms from stock (limit 1 ms)\n",
+				 llabs(off) < RESTORE_NS,
+				 "restored: freq %lld, tick %lld, offset %lld, single-shot %lld, status %#x (was %#x), constant %lld (was %lld), tai %d (was %d), state %d, tod %+.3f ms from stock (limit %.3f ms)\n",
 				 (long long)back.freq, (long long)back.tick, (long long)back.offset,
 				 (long long)ss.offset, back.status, init.status,
 				 (long long)back.constant, (long long)init.constant, back.tai, init.tai, ret,
-				 (double)off / MSEC);
+				 (double)off / MSEC, (double)RESTORE_NS / MSEC);
 	}
 
 	bad = kmsg_scan(kfd, mark, &records, &marker, &leaps);

@@ -14,7 +14,7 @@
  *  1. every offline and online write succeeds and CPU 1 comes back;
  *  2. no reading of an id, by either path, is below an earlier one;
  *  3. over each segment, CLOCK_TOD_MONOTONIC keeps the rate of
- *     CLOCK_MONOTONIC_RAW within 10 ppm, with the stock clocksource on
+ *     CLOCK_MONOTONIC_RAW within tod_rate_limit_ppm(), with the stock clocksource on
  *     the same counter as the tod source (so that the guest's TSC
  *     calibration is not what is measured);
  *  4. the core's safety timer keeps firing: its expiries, read from the
@@ -48,7 +48,18 @@
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 #define TRACE "/sys/kernel/tracing/"
 #define EVENT TRACE "events/timer/hrtimer_expire_entry/"
-#define RATE_PPM 10.0
+/*
+ * The rate limit is todtest.h's tod_rate_limit_ppm(), shared with tod_core
+ * and tod_vdso agree. Seen here: -0.00, +0.01, +0.00 ppm (default) and at
+ * most 0.01 (debug), printed to two decimals then (NOTES.md, hotplug,
+ * 2026-12-03): up to 10x, kept shared since 4 s segments carry more
+ * bracket error than 10 s runs. On a debug kernel (tod_debug_kernel())
+ * the offline/online cycles hold the CPUs for milliseconds and widen the
+ * brackets: -0.73, -0.47, -0.30 ppm in one run (2026-12-06, 9 segments),
+ * so there the limit is 3.5 ppm, 4.8x that run's worst.
+ */
+#define RATE_PPM_DEBUG	3.5
+/* the timer's longest period (1 s) + 250 ms; gaps of 1.000-1.001 s seen (NOTES.md, hotplug) */
 #define GAP_LIMIT_NS 1250000000LL
 #define NIDS 4
 
@@ -226,7 +237,7 @@ int main(int argc, char **argv)
 	const char *rot[3];
 	int nrot = 0, ret, seg, have_stock = 0, rate_bad = 0;
 	long done = 0, bad_cycles = 0, count;
-	double worst_ppm = 0;
+	double worst_ppm = 0, worst_lim = 0, lim;
 	int64_t gap = 0, t_end, trace_start;
 	pthread_t th;
 	size_t j;
@@ -298,9 +309,12 @@ int main(int argc, char **argv)
 		} while (ns_of(CLOCK_MONOTONIC_RAW) < t_end);
 		sample(&raw1, &tod1);
 		ppm = ((double)(tod1 - tod0) - (double)(raw1 - raw0)) * 1e6 / (double)(raw1 - raw0);
-		ksft_print_msg("segment %d on %s: %ld cycles in %.2f s, rate %+.2f ppm against the raw clock\n",
+		ksft_print_msg("segment %d on %s: %ld cycles in %.2f s, rate %+.3f ppm against the raw clock\n",
 			       seg, src, n, (raw1 - raw0) / 1e9, ppm);
-		if (ppm > RATE_PPM || ppm < -RATE_PPM)
+		lim = tod_debug_kernel() ? RATE_PPM_DEBUG : tod_rate_limit_ppm((raw1 - raw0) / 1e9);
+		if (lim > worst_lim)
+			worst_lim = lim;
+		if (ppm > lim || ppm < -lim)
 			rate_bad++;
 		if (ppm > worst_ppm || -ppm > worst_ppm)
 			worst_ppm = ppm < 0 ? -ppm : ppm;
@@ -321,8 +335,8 @@ int main(int argc, char **argv)
 			 "ids 12-15 by vDSO and syscall on cpu0: %ld readings, %ld went back, %ld errors\n",
 			 n_reads, n_back, n_errors);
 	ksft_test_result(!rate_bad,
-			 "CLOCK_TOD_MONOTONIC rate within %.0f ppm of the raw clock in every segment (worst %.2f ppm)\n",
-			 RATE_PPM, worst_ppm);
+			 "CLOCK_TOD_MONOTONIC rate within %.3f ppm of the raw clock in every segment (worst %.3f ppm)\n",
+			 worst_lim, worst_ppm);
 	t_end = ns_of(CLOCK_MONOTONIC) - trace_start;
 	ksft_test_result(count >= t_end / GAP_LIMIT_NS && gap <= GAP_LIMIT_NS,
 			 "safety timer: %ld expiries in %.1f s on cpus %s, largest gap %.3f s (limit %.3f s, ends included)\n",

@@ -2,10 +2,11 @@
 /*
  * tod_ntp: clock_adjtime() on CLOCK_TOD_REALTIME, measured.
  *
- * - ADJ_FREQUENCY +100 ppm: CLOCK_TOD_MONOTONIC runs 100 +- 1 ppm fast
- *   against the stock CLOCK_MONOTONIC_RAW;
- * - single-shot adjtime of +5 ms: slews at 500 +- 1 ppm, ends (the
- *   remaining offset reads 0), and the clock lands within 1 us of +5 ms;
+ * - ADJ_FREQUENCY and ADJ_TICK steps: CLOCK_TOD_MONOTONIC's rate against
+ *   the stock CLOCK_MONOTONIC_RAW changes by what was asked within
+ *   0.0125 ppm;
+ * - single-shot adjtime of +-5 ms: slews at 500 +- 0.09 ppm, ends (the
+ *   remaining offset reads 0), and the clock lands within 400 ns of it;
  * - invalid requests fail exactly as adjtimex(2) on CLOCK_REALTIME does
  *   (same return value or errno), with and without CAP_SYS_TIME;
  * - settime leaves NTP unsynchronised, as in the seed.
@@ -116,9 +117,18 @@ struct rate_step {
 
 /*
  * ADJ_FREQUENCY and ADJ_TICK steps: the change of rate must be what was
- * asked within 0.1 ppm (the kernel's freq-step selftest allows 10 ppm;
- * the fold is exact) and the residual jitter under 1 us.
+ * asked within RATE_ERR_PPM (the kernel's freq-step selftest allows 10 ppm;
+ * the fold is exact) and the residual jitter under RATE_RMS_NS.
+ *
+ * 0.06 ppm: the largest error seen is -0.0122 ppm (i386, 2026-12-06;
+ * 0.0025 on x86-64, NOTES.md), 4.9x. The limit was 0.1. A fit over 3 s
+ * of 60 samples has a slope error of about RMS / 6.7 s x 1.4: 0.004 ppm
+ * at 21 ns, so the limit is also 3 sigma at the RMS limit.
+ * 100 ns: residual RMS up to 21 ns (i386, 2026-12-06; 7-10 ns on
+ * x86-64), 4.8x; the limit was 1 us.
  */
+#define RATE_ERR_PPM	0.06
+#define RATE_RMS_NS	100
 static void test_rates(void)
 {
 	static const struct rate_step steps[] = {
@@ -148,9 +158,10 @@ static void test_rates(void)
 		tx.freq = 0;
 		tx.tick = 10000;
 		back = adj(CLOCK_TOD_REALTIME, &tx) < 0 ? errno : 0;
-		ksft_test_result(ret >= 0 && !back && fabs(ppm - steps[i].ppm) <= 0.1 && rms < 1000,
-				 "%s: rate %+.4f ppm (error %+.4f, limit 0.1), residual RMS %.0f ns (limit 1000)%s%s\n",
-				 steps[i].what, ppm, ppm - steps[i].ppm, rms,
+		ksft_test_result(ret >= 0 && !back && fabs(ppm - steps[i].ppm) <= RATE_ERR_PPM &&
+				 rms < RATE_RMS_NS,
+				 "%s: rate %+.4f ppm (error %+.4f, limit %g), residual RMS %.0f ns (limit %d)%s%s\n",
+				 steps[i].what, ppm, ppm - steps[i].ppm, RATE_ERR_PPM, rms, RATE_RMS_NS,
 				 back ? ", and restoring frequency 0 and tick 10000 us failed: " : "",
 				 back ? strerror(back) : "");
 	}
@@ -160,12 +171,32 @@ static void test_rates(void)
  * adjtime(us): the slew starts at the next NTP second (as on the stock
  * clock, which moves 500 us of the request into the slew at each second)
  * and runs at 500 ppm. A short one (full) is left to complete and must land
- * within 1 us of its request; a long one is cancelled after the rate
- * window (adjtime(0) replies what was left) and must land within 1 us of
- * what it had slewed: the request minus the reply. Neither may pass its
- * target by more than 2 us on the way (see below).
+ * within SS_LAND_NS of its request; a long one is cancelled after the rate
+ * window (adjtime(0) replies what was left) and must land within
+ * SS_LAND_NS of what it had slewed: the request minus the reply. Neither
+ * may pass its target by more than SS_OVER_NS on the way (see below).
  */
 #define LAND_WAIT_S	15
+/*
+ * The slew's rate: 500 +- SS_RATE_PPM. +500.009 (NOTES.md),
+ * +500.000 and -499.981 ppm: 0.09 ppm is 4.7x the worst 0.019.
+ * The limit was 1 ppm.
+ */
+#define SS_RATE_PPM	0.09
+/*
+ * How far it may pass its target: 12-124 ns since patch 17 (NOTES.md,
+ * 2026-12-04), 17 ns on an idle host; 2 us is 16x, kept because CI noise needs
+ * it: 2.53 us was seen while an i386 kernel built on the host (NOTES.md
+ * 2026-12-05), a reading of a vCPU the host held.
+ */
+#define SS_OVER_NS	2000
+/*
+ * Where it lands: -20, +18, 48 and -79 ns seen (NOTES.md),
+ * -0.5 us once with a shorter wait (fixed since); 400 ns is 5x the worst
+ * passing figure. The limit was 1 us. It is also the settling rule: two
+ * readings a second apart within it.
+ */
+#define SS_LAND_NS	400
 
 static void test_singleshot(long us, int full)
 {
@@ -178,9 +209,9 @@ static void test_singleshot(long us, int full)
 	ret = adj(CLOCK_TOD_REALTIME, &tx);
 	sleep(1);
 	ppm = rate_fit(&rms);
-	ksft_test_result(ret >= 0 && ppm * sign > 499 && ppm * sign < 501,
-			 "single-shot %+ld us slews at %+.3f ppm (limit %+d +- 1)\n", us, ppm,
-			 (int)(500 * sign));
+	ksft_test_result(ret >= 0 && fabs(ppm * sign - 500) < SS_RATE_PPM,
+			 "single-shot %+ld us slews at %+.3f ppm (limit %+d +- %g)\n", us, ppm,
+			 (int)(500 * sign), SS_RATE_PPM);
 	if (full) {
 		do {
 			sleep(1);
@@ -216,7 +247,7 @@ static void test_singleshot(long us, int full)
 	 * accumulation that found the end used to come up to a second late,
 	 * and 46 us past was measured). What is left the fold steers off,
 	 * proportionally, decaying by e each second: read until two readings
-	 * a second apart are within 1 us.
+	 * a second apart are within SS_LAND_NS.
 	 */
 	for (i = 0; i < LAND_WAIT_S * 10; i++) {
 		usleep(100000);
@@ -224,17 +255,17 @@ static void test_singleshot(long us, int full)
 		land[i] = (t1 - r1) - (t0 - r0) - want;
 		if (land[i] * sign > over)
 			over = land[i] * sign;
-		if (i >= 30 && fabs(land[i]) <= 1000 && fabs(land[i - 10]) <= 1000)
+		if (i >= 30 && fabs(land[i]) <= SS_LAND_NS && fabs(land[i - 10]) <= SS_LAND_NS)
 			break;
 	}
 	if (i == LAND_WAIT_S * 10)
 		i--;
-	ksft_test_result(over <= 2000,
-			 "single-shot %+ld us passes its target by %.0f ns at most (limit 2 us, read every 100 ms)\n",
-			 us, over);
-	ksft_test_result(fabs(land[i]) <= 1000 && fabs(land[i - 10]) <= 1000,
-			 "single-shot %+ld us lands %.0f ns from the %+.6f s it slewed, read %.1f s later (limit 1 us, twice a second apart, within %d s)\n",
-			 us, land[i], want / 1e9, (i + 1) / 10.0, LAND_WAIT_S);
+	ksft_test_result(over <= SS_OVER_NS,
+			 "single-shot %+ld us passes its target by %.0f ns at most (limit %d ns, read every 100 ms)\n",
+			 us, over, SS_OVER_NS);
+	ksft_test_result(fabs(land[i]) <= SS_LAND_NS && fabs(land[i - 10]) <= SS_LAND_NS,
+			 "single-shot %+ld us lands %.0f ns from the %+.6f s it slewed, read %.1f s later (limit %d ns, twice a second apart, within %d s)\n",
+			 us, land[i], want / 1e9, (i + 1) / 10.0, SS_LAND_NS, LAND_WAIT_S);
 }
 
 struct vcase {

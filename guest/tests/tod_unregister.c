@@ -112,8 +112,20 @@ static int is_current(const char *name)
 
 #define STALL_PARAM	"/sys/module/" MODULE_NAME "/parameters/stall_us"
 #define STALL_US	2000
-#define STALL_LOSS_MAX	500000	/* ns: a quarter of the stall */
-#define STALL_GAIN_MAX	5000	/* ns */
+/*
+ * The loss of a switch to test_raw, with and without the stall: 49.8 to
+ * 50.7 us on the default kernel (4 boots to 2026-12-06, NOTES.md), of
+ * which 50 us is the test's own bias (test_raw waits 100 us after
+ * sampling); 52.3 to 72.7 us on the debug kernel (2026-12-06). The limits,
+ * 100 us and 250 us, are 2.0x and 3.4x the largest figure, so that a
+ * regression of a few tens of us shows; a stalled switch without the fix
+ * of patch 29 lost 2041-2054 us.
+ * No switch gains: 5 us is sample()'s bracket error (the least seen is
+ * +49.8 us).
+ */
+#define STALL_LOSS_MAX		100000	/* ns */
+#define STALL_LOSS_MAX_DEBUG	250000	/* ns */
+#define STALL_GAIN_MAX		5000	/* ns */
 
 /* The time a switch tsc -> test_raw loses, ns; the module's next read stalls stall_us. */
 static int64_t switch_loss(int stall_us)
@@ -138,6 +150,7 @@ static int64_t switch_loss(int stall_us)
 static void case_stall(int fd)
 {
 	int64_t loss, most[2] = { INT64_MIN, INT64_MIN }, least[2] = { INT64_MAX, INT64_MAX };
+	int loss_max = tod_debug_kernel() ? STALL_LOSS_MAX_DEBUG : STALL_LOSS_MAX;
 	int i, k, ret;
 
 	ksft_set_plan(3);
@@ -158,12 +171,12 @@ static void case_stall(int fd)
 	write_file(CUR, "tsc");
 	if (syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
 		ksft_print_msg("delete_module: %s\n", strerror(errno));
-	ksft_test_result(most[0] <= STALL_LOSS_MAX && least[0] >= -STALL_GAIN_MAX,
+	ksft_test_result(most[0] <= loss_max && least[0] >= -STALL_GAIN_MAX,
 			 "5 switches tsc -> test_raw lose %.1f to %.1f us (at most %d lost, %d gained)\n",
-			 least[0] / 1e3, most[0] / 1e3, STALL_LOSS_MAX / 1000, STALL_GAIN_MAX / 1000);
-	ksft_test_result(most[1] <= STALL_LOSS_MAX && least[1] >= -STALL_GAIN_MAX,
+			 least[0] / 1e3, most[0] / 1e3, loss_max / 1000, STALL_GAIN_MAX / 1000);
+	ksft_test_result(most[1] <= loss_max && least[1] >= -STALL_GAIN_MAX,
 			 "5 switches tsc -> test_raw with a %d us stall in test_raw's first read lose %.1f to %.1f us (at most %d lost, %d gained)\n",
-			 STALL_US, least[1] / 1e3, most[1] / 1e3, STALL_LOSS_MAX / 1000,
+			 STALL_US, least[1] / 1e3, most[1] / 1e3, loss_max / 1000,
 			 STALL_GAIN_MAX / 1000);
 	close(fd);
 	ksft_finished();

@@ -258,6 +258,51 @@ static inline int tod_set_source(const char *name)
 	return strcmp(now, name) ? -EAGAIN : 0;
 }
 
+/*
+ * The limit on a tod clock's rate against CLOCK_MONOTONIC_RAW with the stock
+ * clocksource on the same counter (stock_clocksource_like()): tod_core,
+ * tod_vdso agree, tod_hotplug. What is left is the core's arithmetic and
+ * the error of two narrowest-of-8 brackets over the run.
+ *
+ * 0.1 ppm: the worst seen is +0.022 ppm (pit, stock on the HPET, agree
+ * over 10 s, NOTES.md 2026-12-05), of 14 figures in 7 runs, 4-10 s each:
+ * tod_core on x86-64 and i386 (tsc, hpet, acpi_pm, pit: at most 0.006),
+ * tod_vdso agree (tsc, hpet, acpi_pm, pit) and tod_hotplug (default and
+ * debug kernels, 4 s segments, at most 0.01). The larger figures in
+ * NOTES.md (-0.40, -0.46 ppm; -0.78 in the switch storm; +21 in
+ * one boot) had the stock clocks on another counter, where the guest's
+ * calibration of one oscillator against the other is what they measure.
+ * Over 5 s, 0.1 ppm is 0.5 us of bracket error; the old limit was 10.
+ */
+#define TOD_RATE_PPM	0.1
+
+/*
+ * The limit for a rate measured over secs seconds on the current source:
+ * TOD_RATE_PPM, plus what the source's own step can put in two readings
+ * (clock_getres() of CLOCK_TOD_MONOTONIC each; the PIT's 838 ns is 0.34 ppm
+ * over 5 s, a TSC's 1 ns nothing). A tick source (getres of a millisecond
+ * or more) has no rate to compare: its limit is TOD_RATE_PPM.
+ */
+static inline double tod_rate_limit_ppm(double secs)
+{
+	struct timespec ts;
+
+	if (secs <= 0 || syscall(TOD_SYS_clock_getres, CLOCK_TOD_MONOTONIC, &ts) ||
+	    ts.tv_sec || ts.tv_nsec >= 1000000)
+		return TOD_RATE_PPM;
+	return TOD_RATE_PPM + 2e-3 * (double)ts.tv_nsec / secs;
+}
+
+/*
+ * A debug kernel (the "debug" and "kcsan" boots: PROVE_LOCKING, which makes
+ * /proc/lockdep): several times slower under TCG, so a check whose figure
+ * is a duration may have a limit of its own there.
+ */
+static inline int tod_debug_kernel(void)
+{
+	return access("/proc/lockdep", F_OK) == 0;
+}
+
 #define STOCK_CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 /*

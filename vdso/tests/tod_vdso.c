@@ -16,11 +16,12 @@
  *                      in 25 samples (on jiffies the closest within 1 ms
  *                      behind and 0.1 ms ahead, the farthest within two
  *                      ticks + 1 ms behind; a closest too far behind
- *                      takes up to 20 windows of 25, as a busy host can
- *                      hold a tick late);
+ *                      takes up to 20 windows of 25 when the window shows
+ *                      a late tick, as a busy host can hold a tick late);
  *                      tod entry, stock vDSO entry and glibc inside a
  *                      syscall sandwich for each id; rate over S seconds
- *                      within 10 ppm of CLOCK_MONOTONIC_RAW
+ *                      within 0.1 ppm of CLOCK_MONOTONIC_RAW, more for a coarse
+ *                      counter (tod_rate_limit_ppm())
  *   syscalls zero|one [K]  syscalls made by K calls of every entry, counted
  *                      on the raw_syscalls:sys_enter tracepoint: exactly 0
  *                      (TSC, HPET) or exactly K (acpi_pm, pit, jiffies)
@@ -28,7 +29,7 @@
  *                      syscall's and is > 0
  *   y2038              CLOCK_TOD_REALTIME set to 2^31 - 4 s and read
  *                      for 6 s through every entry in turn: no step back,
- *                      none ahead of the elapsed time by 1 ms, past 2^31
+ *                      none ahead of the elapsed time by 1 us, past 2^31
  *                      at the end; on i386 the 32-bit timespec entry
  *                      truncates as the legacy syscall does; the clock is
  *                      put back after

@@ -283,6 +283,8 @@ static long agree_id(clockid_t clk, long rounds, int64_t *narrowest)
 
 /* windows of 25 samples for a tick source: 20 span about 5 s */
 #define AGREE_WINDOWS 20
+/* a window's spread beyond a tick that shows one of its ticks came late */
+#define TICK_LATE_NS	500000
 
 void case_agree(int argc, char **argv)
 {
@@ -308,13 +310,33 @@ void case_agree(int argc, char **argv)
 	 *
 	 * A busy host can hold every tick of a window late (CI saw a window's
 	 * closest at -1.12 ms, and the same check passing 40 s later): that
-	 * comes and goes, where an offset of the core does not. So only a
-	 * closest too far behind takes another window, 200 ms on, up to
-	 * AGREE_WINDOWS; a sample ahead fails at once, and the farthest limit
-	 * holds in every window taken.
+	 * comes and goes, where an offset of the core does not. So a closest
+	 * too far behind takes another window, 200 ms on, up to AGREE_WINDOWS,
+	 * only when its own samples show a late tick: they spread over more
+	 * than a tick + TICK_LATE_NS (on time they spread over a tick at most,
+	 * 3.7-3.8 ms of a 4 ms tick in the passing runs of NOTES.md; the
+	 * failing window above spread over 5.92 ms, -1.12 to -7.04 ms). A
+	 * window whose ticks came on time shows the core's own offset, and
+	 * fails at once; an offset that persists fails every window; a sample
+	 * ahead fails at once, and the farthest limit holds in every window
+	 * taken.
 	 */
 	res = res_ns(CLOCK_TOD_REALTIME);
 	tick = res >= 1000000 ? res : 0;
+	/*
+	 * The limits against what was seen. A continuous source: 1 ms either
+	 * way, kept: -180.6 us on the HPET (ts-hpet, 2026-12-06), 5.5x. The
+	 * core's wall time was taken from stock's when stock's clocksource
+	 * last changed; since then the gap between stock's TSC calibration
+	 * and the HPET (up to 21 ppm) accrues, and this check does not take it
+	 * out (tod_boot does). Elsewhere -14 to -65 us (50 boots, NOTES.md),
+	 * +34 us (acpi_pm). A tick source: the closest within
+	 * 1 ms behind, -0.07 to -0.40 ms in passing runs (NOTES.md, 8 runs),
+	 * 2.5x; 0.1 ms ahead, where none has been (the closest is never ahead
+	 * of a sandwich: the margin is the sandwich's); the farthest within two
+	 * ticks + 1 ms (9 ms at HZ=250), -3.85 to -3.98 ms passing and -7.04 ms
+	 * in the late-tick window above.
+	 */
 	ahead_lim = tick ? 100000 : 1000000;
 	behind_lim = 1000000;
 	windows = tick ? AGREE_WINDOWS : 1;
@@ -335,7 +357,13 @@ void case_agree(int argc, char **argv)
 			farthest = behind;
 		if (ahead >= -behind_lim || w == windows || farthest < -2 * tick - behind_lim)
 			break;
-		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld), more than %lld behind: the next window in 200 ms\n",
+		if (ahead - behind <= tick + TICK_LATE_NS) {
+			ksft_print_msg("tick source, window %d: closest %+lld ns, farthest %+lld: more than %lld behind with every tick on time (spread at most a tick + %d ns): no retry\n",
+				       w, (long long)ahead, (long long)behind, (long long)behind_lim,
+				       TICK_LATE_NS);
+			break;
+		}
+		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld, a late tick), more than %lld behind: the next window in 200 ms\n",
 			       w, (long long)ahead, (long long)behind, (long long)behind_lim);
 		usleep(200000);
 	}
@@ -390,9 +418,9 @@ void case_agree(int argc, char **argv)
 		ksft_test_result_skip("jiffies: rate is the tick's, not compared (%+.3f ppm vs MONOTONIC_RAW, %+.3f vs REALTIME over %ld s)\n",
 				      ppm, ppm_rt, secs);
 	else
-		ksft_test_result(ppm > -10 && ppm < 10,
-				 "vDSO CLOCK_TOD_REALTIME rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %ld s: %+.3f ppm (limit 10; vs CLOCK_REALTIME %+.3f)\n",
-				 stock_counterpart(cur), secs, ppm, ppm_rt);
+		ksft_test_result(ppm > -tod_rate_limit_ppm(secs) && ppm < tod_rate_limit_ppm(secs),
+				 "vDSO CLOCK_TOD_REALTIME rate vs CLOCK_MONOTONIC_RAW (stock clocksource %s) over %ld s: %+.3f ppm (limit %.3f; vs CLOCK_REALTIME %+.3f)\n",
+				 stock_counterpart(cur), secs, ppm, tod_rate_limit_ppm(secs), ppm_rt);
 }
 
 /* --- getres ---------------------------------------------------------------- */
@@ -431,13 +459,23 @@ void case_getres(int argc, char **argv)
  * read across it for 6 s through every entry that serves it: the tod
  * entry, the stock clock_gettime entry (clock_gettime64 on i386), the C
  * library and the system call, in turn. Each reading must follow the one
- * before (no step back, none ahead of the elapsed time by more than 1 ms),
+ * before (no step back, none ahead of the elapsed time by more than
+ * Y2038_AHEAD_NS),
  * the last ones must be past 2^31. On i386 the old 32-bit timespec entry
  * is also read between two calls of the legacy 32-bit system call, and
  * must truncate as it does: the same seconds modulo 2^32, in order. Then
  * the clock is put back where it was against CLOCK_REALTIME.
  */
 #define Y2038_SECS	6
+/*
+ * 1 us: a correct clock's figure is <= 0 (each reading lies inside its raw
+ * bracket), and at most 0 ns was seen (i386, 2007282 readings, NOTES.md
+ * 2026-12-05). The tod clock's rate gap from the raw one (another
+ * oscillator on the HPET: 21 ppm seen) is allowed for as 50 ppm of the
+ * window, so that a reader preempted for 50 ms does not fail; the 1 us is
+ * then the check's own margin. The limit was 1 ms.
+ */
+#define Y2038_AHEAD_NS	1000
 
 static int y2038_read(int e, int64_t *v)
 {
@@ -500,8 +538,8 @@ void case_y2038(int argc, char **argv)
 	if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
 		ksft_exit_fail_msg("clock_settime(CLOCK_TOD_REALTIME, 2^31 - 4 s): %s (needs CAP_SYS_TIME)\n",
 				   strerror(errno));
-	ksft_print_msg("rule: CLOCK_TOD_REALTIME from 2^31 - 4 s for %d s through %zu entries in turn: no step back, none more than 1 ms ahead of the elapsed time, past 2^31 at the end\n",
-		       Y2038_SECS, ARRAY_SIZE(names));
+	ksft_print_msg("rule: CLOCK_TOD_REALTIME from 2^31 - 4 s for %d s through %zu entries in turn: no step back, none more than %d ns ahead of the elapsed time, past 2^31 at the end\n",
+		       Y2038_SECS, ARRAY_SIZE(names), Y2038_AHEAD_NS);
 	/*
 	 * Each reading lies between raw readings rb and ra taken around it, so
 	 * two readings may differ by at most ra - rbprev: a preemption next to
@@ -525,8 +563,9 @@ void case_y2038(int argc, char **argv)
 			if (prev - v > back)
 				back = prev - v;
 		}
-		if (prev >= 0 && v - prev - (ra - rbprev) > ahead)
-			ahead = v - prev - (ra - rbprev);
+		/* the raw clock may count another oscillator: 50 ppm of the window */
+		if (prev >= 0 && v - prev - (ra - rbprev) - (ra - rbprev) / 20000 > ahead)
+			ahead = v - prev - (ra - rbprev) - (ra - rbprev) / 20000;
 		prev = v;
 		rbprev = rb;
 		last = v;
@@ -565,8 +604,8 @@ void case_y2038(int argc, char **argv)
 
 	ksft_test_result(!errs && !nback, "%ld readings across 2^31 s, %ld errors, %ld steps back (most %lld ns)\n",
 			 n, errs, nback, (long long)back);
-	ksft_test_result(ahead <= 1000000, "most ahead of the elapsed time: %lld ns (limit 1 ms)\n",
-			 (long long)ahead);
+	ksft_test_result(ahead <= Y2038_AHEAD_NS, "most ahead of the elapsed time: %lld ns (limit %d)\n",
+			 (long long)ahead, Y2038_AHEAD_NS);
 	ksft_test_result(last / NSEC_PER_SEC >= roll + Y2038_SECS - 5,
 			 "last reading %lld s, 2^31 = %lld s\n", (long long)(last / NSEC_PER_SEC),
 			 (long long)roll);

@@ -102,14 +102,15 @@ struct pair {
 static const clockid_t clk[2] = { CLOCK_REALTIME, CLOCK_TOD_REALTIME };
 
 /*
- * 20 ms: the two calls of a case follow each other in one process, tens
+ * 100 ms: the two calls of a case follow each other in one process, tens
  * of us apart under TCG, but the clocks need not have slewed alike by
  * then: a PLL case slews up to 32 ms/s, and each core applies its
  * second's part at its own NTP second. Worst seen (printed at the end of
- * a run): 0.28 ms on x86-64, 4.09 ms on i386 (2026-12-06); 20 ms is 4.9x.
- * The check was 1 s, a units check.
+ * a run): 0.28 ms on x86-64; 4.09 ms and 20.4 ms (case 788, after the
+ * PLL cases) on i386 (2026-12-06); 100 ms is 4.9x. It still fails a reply
+ * in the wrong unit (1000x) or from another epoch. The check was 1 s.
  */
-#define TIME_LIMIT_NS	20000000LL
+#define TIME_LIMIT_NS	100000000LL
 static int64_t time_off;	/* tod - stock wall time before the first case */
 static int64_t time_worst;	/* largest |tod - stock - time_off| of a case's replies */
 static const char *const clk_name[2] = { "stock", "tod" };
@@ -128,7 +129,7 @@ static const struct {
 	const char *field;
 	const char *why;
 } EXCLUDED[] = {
-	{ "time", "wall time now, of two clocks read at two instants (checked: same units, and within 20 ms of the clocks' offset before the first case)" },
+	{ "time", "wall time now, of two clocks read at two instants (checked: same units, and within 100 ms of the clocks' offset before the first case)" },
 };
 
 #define FIELD(f, fmt) { #f, offsetof(struct timex, f), sizeof(((struct timex *)0)->f), fmt }

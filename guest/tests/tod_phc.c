@@ -15,7 +15,7 @@
  *   tod_phc phc2sys SECS [RMS]  phc2sys -s CLOCK_REALTIME -c /dev/ptpN -O 0
  *                         for SECS seconds: over the second half the
  *                         offset's RMS must be under RMS ns (default 100)
- *                         and its largest value under 10 us
+ *                         and its largest value under 1.5 us (MAXABS_NS)
  *
  * Output is KTAP; exit status 0 only if every case passed.
  */
@@ -63,7 +63,7 @@ static void find_dev(void)
 		if (dev[0])
 			ksft_exit_fail_msg("two PTP clocks named newtod: %s and %s\n", dev,
 					   e->d_name);
-		snprintf(dev, sizeof(dev), "/dev/%s", e->d_name);
+		snprintf(dev, sizeof(dev), "/dev/%.32s", e->d_name);
 	}
 	closedir(d);
 	if (!dev[0])
@@ -179,7 +179,7 @@ static void test_vclock(void)
 		snprintf(path, sizeof(path), "/sys/class/ptp/%s/clock_name", e->d_name);
 		if (!strncmp(e->d_name, "ptp", 3) && !read_line(path, name, sizeof(name)) &&
 		    !strcmp(name, want))
-			snprintf(vdev, sizeof(vdev), "/dev/%s", e->d_name);
+			snprintf(vdev, sizeof(vdev), "/dev/%.32s", e->d_name);
 	}
 	if (d)
 		closedir(d);
@@ -221,8 +221,9 @@ static int test_dev(void)
 {
 	struct timespec ts;
 	struct timex tx;
-	int fd, ok, i, ret, child, st;
-	int64_t off;
+	int fd, ok, i, ret, child, st, unchanged;
+	int64_t off, offset_before;
+	long long freq_before;
 	clockid_t clk;
 
 	ksft_print_header();
@@ -305,42 +306,69 @@ static int test_dev(void)
 			 "user nobody cannot open %s: EACCES (status %d)\n", dev, WEXITSTATUS(st));
 
 	/*
-	 * A writable descriptor carries the right, as a PTP clock's does: a
-	 * process without CAP_SYS_TIME that inherits one opened with it can
-	 * adjust and set the clock through it.
+	 * A writable descriptor is not the right to change this clock, as it
+	 * is for other PTP clocks: CLOCK_TOD_REALTIME is every process's
+	 * clock, so a change through the device takes CAP_SYS_TIME, as the
+	 * clock id does. A process without it that inherits a descriptor
+	 * opened with write access may read the clock (gettime, a modes 0
+	 * query) but gets EPERM from settime, ADJ_FREQUENCY and ADJ_SETOFFSET,
+	 * and the clock's frequency and offset stay as they were. (With it,
+	 * the cases above set and adjusted the clock through the device.)
 	 */
 	fd = open(dev, O_RDWR);
 	if (fd < 0)
 		ksft_exit_fail_msg("open %s O_RDWR: %s\n", dev, strerror(errno));
+	memset(&tx, 0, sizeof(tx));
+	if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME) query: %s\n", strerror(errno));
+	freq_before = tx.freq;
+	offset_before = tod_minus_stock();
 	child = fork();
 	if (child == 0) {
 		int bad = 0;
 
 		if (drop_cap_sys_time())
-			_exit(10);
-		memset(&tx, 0, sizeof(tx));
-		tx.modes = ADJ_FREQUENCY;
-		tx.freq = 0;
-		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) < 0)
+			_exit(64);
+		if (clock_gettime(FD_TO_CLOCKID(fd), &ts))
 			bad |= 1;
 		memset(&tx, 0, sizeof(tx));
-		tx.modes = ADJ_SETOFFSET | ADJ_NANO;
-		tx.time.tv_usec = 1000;	/* +1 us */
 		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) < 0)
 			bad |= 2;
-		if (clock_gettime(FD_TO_CLOCKID(fd), &ts) || clock_settime(FD_TO_CLOCKID(fd), &ts))
-			bad |= 4;
-		/* the clock id itself still needs the capability */
+		memset(&tx, 0, sizeof(tx));
 		tx.modes = ADJ_FREQUENCY;
-		if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) >= 0 || errno != EPERM)
+		tx.freq = freq_before + 65536;	/* +1 ppm */
+		errno = 0;
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) != -1 || errno != EPERM)
+			bad |= 4;
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+		tx.time.tv_sec = 10;	/* +10 s: plain to see had it happened */
+		errno = 0;
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) != -1 || errno != EPERM)
 			bad |= 8;
+		ts.tv_sec += 20;
+		errno = 0;
+		if (clock_settime(FD_TO_CLOCKID(fd), &ts) != -1 || errno != EPERM)
+			bad |= 16;
+		/* the clock id refuses it too */
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_FREQUENCY;
+		errno = 0;
+		if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) != -1 || errno != EPERM)
+			bad |= 32;
 		_exit(bad);
 	}
 	waitpid(child, &st, 0);
 	close(fd);
-	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-			 "a writable descriptor passed to a process without CAP_SYS_TIME: adjtime (freq, setoffset) and settime work through it, CLOCK_TOD_REALTIME is EPERM (status %d: 1 freq, 2 setoffset, 4 settime, 8 id)\n",
-			 WEXITSTATUS(st));
+	memset(&tx, 0, sizeof(tx));
+	off = tod_minus_stock() - offset_before;
+	/* 5 ms: the smallest refused step is 10 s; the two readings are us apart */
+	unchanged = clock_adjtime(CLOCK_TOD_REALTIME, &tx) >= 0 && tx.freq == freq_before &&
+		    llabs(off) < 5000000;
+	ksft_test_result(WIFEXITED(st) && WEXITSTATUS(st) == 0 && unchanged,
+			 "a writable descriptor in a process without CAP_SYS_TIME: gettime and a modes 0 query work, ADJ_FREQUENCY, ADJ_SETOFFSET and settime are EPERM, as on CLOCK_TOD_REALTIME (status %d: 1 gettime, 2 query, 4 freq, 8 setoffset, 16 settime, 32 id, 64 capset); frequency %s, tod - stock moved %+lld ns\n",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1, tx.freq == freq_before ? "unchanged" : "CHANGED",
+			 (long long)off);
 	ksft_finished();	/* exits: every planned result passed, or 1 */
 }
 
@@ -437,12 +465,20 @@ static int test_phc_ctl(void)
  * N s2 freq ..."). Over the second half the RMS must be under rms_limit
  * ns (100 on the kernel as configured for use; the debug kernels, slowed
  * down several times by their checkers, run it for those checkers with a
- * looser limit) and every sample under 10 us. phc2sys uses
+ * looser limit) and every sample under MAXABS_NS. phc2sys uses
  * PTP_SYS_OFFSET_PRECISE where it works (the core and the system clock on
  * the TSC), as its first lines say. When the RMS check fails, the second
  * half's updates are printed (up to the last 256), so a failure explains
  * itself.
+ *
+ * The RMS limits, against what was seen (NOTES.md, tests.list): 100 ns in
+ * the default boot, worst 23 ns passing (ts-hpet, EXTENDED; 10-18 ns on
+ * PRECISE), 102 ns once while an i386 kernel built on the host; 500 ns in
+ * the debug boots (tests.list's argument), 7-9 ns in 4 runs and 110 ns
+ * once in the CI of fbe45c1: 4.5x the worst. The largest sample, limit
+ * MAXABS_NS: 64-69 ns passing, 361 ns in that 110 ns run.
  */
+#define MAXABS_NS	1500	/* 4.2x the 361 ns of the CI of fbe45c1 (debug) */
 #define PHC2SYS_KEEP	256
 
 static int test_phc2sys(int secs, int rms_limit)
@@ -508,16 +544,16 @@ static int test_phc2sys(int secs, int rms_limit)
 	ksft_test_result(precise ? !delayed && total : delayed == total && total,
 			 "phc2sys measured with %s: %d of %d updates with a delay (core on %s, system clock on %s)\n",
 			 precise ? "PTP_SYS_OFFSET_PRECISE" : "a sandwich", delayed, total, core, stock);
-	if (!(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < 10000)) {
+	if (!(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < MAXABS_NS)) {
 		int i = n > PHC2SYS_KEEP ? n - PHC2SYS_KEEP : 0;
 
 		ksft_print_msg("the updates of the last %d s:\n", secs / 2);
 		for (; i < n; i++)
 			ksft_print_msg("%s", kept[i % PHC2SYS_KEEP]);
 	}
-	ksft_test_result(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < 10000,
-			 "phc2sys holds %s to CLOCK_REALTIME: last %d s RMS %.0f ns (limit %d), max %.0f ns (limit 10 us)\n",
-			 dev, secs / 2, n ? sqrt(sum2 / n) : 0, rms_limit, maxabs);
+	ksft_test_result(n > 0 && sqrt(sum2 / n) < rms_limit && maxabs < MAXABS_NS,
+			 "phc2sys holds %s to CLOCK_REALTIME: last %d s RMS %.0f ns (limit %d), max %.0f ns (limit %d)\n",
+			 dev, secs / 2, n ? sqrt(sum2 / n) : 0, rms_limit, maxabs, MAXABS_NS);
 	ksft_finished();	/* exits: every planned result passed, or 1 */
 }
 

@@ -67,7 +67,7 @@ CHECKS = [
      r'^phc2sys holds \S+ to CLOCK_REALTIME: last \d+ s RMS ' + NUM + r' ns \(limit ' + NUM,
      (1,), 2, 'ns', 'abs'),
     ('phc2sys largest offset (tod_phc)',
-     r'^phc2sys holds .* max ' + NUM + r' ns \(limit ' + NUM + r'( us)',
+     r'^phc2sys holds .* max ' + NUM + r' ns \(limit ' + NUM + r'( us)?\)',
      (1,), 2, 'ns', 'abs'),
     ('safety-timer gap (tod_hotplug)',
      r'^safety timer: .* largest gap ' + NUM + r' s \(limit ' + NUM + r' s',
@@ -111,7 +111,7 @@ def scan(dirs):
                             continue
                         limit = abs(float(mm.group(lim)))
                         groups = mm.groups()
-                        if groups and groups[-1] in SCALE:
+                        if groups and groups[-1] is not None and groups[-1] in SCALE:
                             limit *= SCALE[groups[-1]]
                         for g in figs:
                             x = float(mm.group(g))

@@ -276,19 +276,10 @@ static int64_t stock_calibration_gap(char *why, size_t len, int *ok)
  * up to a tick more): there the closest sample must be within 1 ms behind
  * and 0.25 ms ahead, and the farthest within two ticks + 1 ms behind.
  *
- * A busy host can hold every tick of N samples late; that comes and goes,
- * where an offset of the core does not. So on a tick source a closest too
- * far behind takes another N samples, 200 ms on, up to BOOT_WINDOWS
- * windows, only when the window's own samples show a late tick: they
- * spread over more than a tick + TICK_LATE_NS (on time at most a tick: the
- * farthest 2.85-3.81 ms below the closest with a 4 ms tick in NOTES.md's
- * passing runs). A window whose ticks came on time shows the core's own
- * offset and fails at once; an offset that persists fails every window; a
- * sample ahead fails at once, and the farthest limit holds in every window
- * taken.
+ * A busy host can hold every tick of N samples late: on a tick source a
+ * closest too far behind takes another N samples (tick_window_done(),
+ * todtest.h), and fails only when every window does.
  */
-#define BOOT_WINDOWS 20
-#define TICK_LATE_NS 500000	/* a spread beyond a tick that shows a late tick */
 
 static void check_boottime(int n)
 {
@@ -317,7 +308,7 @@ static void check_boottime(int n)
 	lag_lim = tick ? 1000000 : 750000;
 	gap = stock_calibration_gap(why, sizeof(why), &known);
 	ksft_print_msg("stock's calibration: %s\n", why);
-	windows = tick && known && n > 0 ? BOOT_WINDOWS : 1;
+	windows = tick && known && n > 0 ? TICK_WINDOWS : 1;
 	for (w = 1; ; w++) {
 		lead = INT64_MIN;
 		lag = INT64_MAX;
@@ -331,17 +322,8 @@ static void check_boottime(int n)
 		}
 		if (lag < farthest)
 			farthest = lag;
-		if (lead >= -lag_lim || w == windows || farthest < -2 * tick - lag_lim)
+		if (tick_window_done(w, windows, lead, lag, farthest, tick, lag_lim))
 			break;
-		if (lead - lag <= tick + TICK_LATE_NS) {
-			ksft_print_msg("tick source, window %d: closest %+lld ns, farthest %+lld: more than %lld behind with every tick on time (spread at most a tick + %d ns): no retry\n",
-				       w, (long long)lead, (long long)lag, (long long)lag_lim,
-				       TICK_LATE_NS);
-			break;
-		}
-		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld, a late tick), more than %lld behind: the next window in 200 ms\n",
-			       w, (long long)lead, (long long)lag, (long long)lag_lim);
-		usleep(200000);
 	}
 	if (tick)
 		ksft_test_result(known && n > 0 && lead <= lead_lim && lead >= -lag_lim &&

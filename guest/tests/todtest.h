@@ -294,6 +294,43 @@ static inline double tod_rate_limit_ppm(double secs)
 }
 
 /*
+ * A source that moves once per tick (jiffies) read against a continuous
+ * stock clock: a window of samples 1.7 ms apart (every phase of a tick)
+ * lags by up to a tick, and by more while ticks come late; its closest
+ * sample shows the core's own offset only when the window's ticks came on
+ * time. Under TCG on a busy host every tick of a window can come late by
+ * the same amount, which shifts the whole window and does not widen it (a
+ * CI run: closest -1.40 ms, farthest -3.88 ms, a 4 ms tick, and the
+ * windows of every other run within -0.09 to -0.68 ms), so a window's
+ * spread cannot tell a late window from an offset. What can is time: an
+ * offset of the core stays for seconds, a late window does not. So a
+ * closest farther behind than behind_lim takes another window, 200 ms on,
+ * up to TICK_WINDOWS (about 5 s in all): an offset fails every one of
+ * them, and the caller's limits on the farthest sample (in every window)
+ * and on a sample ahead (in the last) still hold.
+ *
+ * tick_window_done() is called after window w of windows with its closest
+ * and farthest samples (ns, negative behind) and the farthest of all
+ * windows so far; it returns 1 when the caller stops (this window passed,
+ * it was the last, or the farthest already failed), else 0 after saying
+ * why it goes on and waiting 200 ms.
+ */
+#define TICK_WINDOWS 20
+
+static inline int tick_window_done(int w, int windows, int64_t closest, int64_t farthest,
+				   int64_t farthest_all, int64_t tick, int64_t behind_lim)
+{
+	if (closest >= -behind_lim || w >= windows || farthest_all < -2 * tick - behind_lim)
+		return 1;
+	printf("# tick source, window %d of up to %d: closest %+lld ns, more than %lld behind (farthest %+lld, spread %lld over a %lld ns tick): the next window in 200 ms\n",
+	       w, windows, (long long)closest, (long long)behind_lim, (long long)farthest,
+	       (long long)(closest - farthest), (long long)tick);
+	fflush(stdout);
+	usleep(200000);
+	return 0;
+}
+
+/*
  * A debug kernel (the "debug" and "kcsan" boots: PROVE_LOCKING, which makes
  * /proc/lockdep): several times slower under TCG, so a check whose figure
  * is a duration may have a limit of its own there.

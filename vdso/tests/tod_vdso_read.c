@@ -281,11 +281,6 @@ static long agree_id(clockid_t clk, long rounds, int64_t *narrowest)
 	return bad;
 }
 
-/* windows of 25 samples for a tick source: 20 span about 5 s */
-#define AGREE_WINDOWS 20
-/* a window's spread beyond a tick that shows one of its ticks came late */
-#define TICK_LATE_NS	500000
-
 void case_agree(int argc, char **argv)
 {
 	long secs = arg_long(argc, argv, 2, 10, 1, 3600), bad;
@@ -308,18 +303,9 @@ void case_agree(int argc, char **argv)
 	 * (every phase of a tick) must have its closest within 1 ms behind and
 	 * 0.1 ms ahead, and its farthest within two ticks + 1 ms behind.
 	 *
-	 * A busy host can hold every tick of a window late (CI saw a window's
-	 * closest at -1.12 ms, and the same check passing 40 s later): that
-	 * comes and goes, where an offset of the core does not. So a closest
-	 * too far behind takes another window, 200 ms on, up to AGREE_WINDOWS,
-	 * only when its own samples show a late tick: they spread over more
-	 * than a tick + TICK_LATE_NS (on time they spread over a tick at most,
-	 * 3.7-3.8 ms of a 4 ms tick in the passing runs of NOTES.md; the
-	 * failing window above spread over 5.92 ms, -1.12 to -7.04 ms). A
-	 * window whose ticks came on time shows the core's own offset, and
-	 * fails at once; an offset that persists fails every window; a sample
-	 * ahead fails at once, and the farthest limit holds in every window
-	 * taken.
+	 * A busy host can hold every tick of a window late: a closest too far
+	 * behind takes another window (tick_window_done(), todtest.h), and
+	 * fails only when every window does.
 	 */
 	res = res_ns(CLOCK_TOD_REALTIME);
 	tick = res >= 1000000 ? res : 0;
@@ -331,15 +317,15 @@ void case_agree(int argc, char **argv)
 	 * and the HPET (up to 21 ppm) accrues, and this check does not take it
 	 * out (tod_boot does). Elsewhere -14 to -65 us (50 boots, NOTES.md),
 	 * +34 us (acpi_pm). A tick source: the closest within
-	 * 1 ms behind, -0.07 to -0.40 ms in passing runs (NOTES.md, 8 runs),
+	 * 1 ms behind, -0.07 to -0.68 ms in passing runs (NOTES.md),
 	 * 2.5x; 0.1 ms ahead, where none has been (the closest is never ahead
 	 * of a sandwich: the margin is the sandwich's); the farthest within two
 	 * ticks + 1 ms (9 ms at HZ=250), -3.85 to -3.98 ms passing and -7.04 ms
-	 * in the late-tick window above.
+	 * in a late-tick window (a CI run, -1.12 ms closest).
 	 */
 	ahead_lim = tick ? 100000 : 1000000;
 	behind_lim = 1000000;
-	windows = tick ? AGREE_WINDOWS : 1;
+	windows = tick ? TICK_WINDOWS : 1;
 	for (w = 1; ; w++) {
 		ahead = INT64_MIN;
 		behind = INT64_MAX;
@@ -355,17 +341,8 @@ void case_agree(int argc, char **argv)
 		}
 		if (behind < farthest)
 			farthest = behind;
-		if (ahead >= -behind_lim || w == windows || farthest < -2 * tick - behind_lim)
+		if (tick_window_done(w, windows, ahead, behind, farthest, tick, behind_lim))
 			break;
-		if (ahead - behind <= tick + TICK_LATE_NS) {
-			ksft_print_msg("tick source, window %d: closest %+lld ns, farthest %+lld: more than %lld behind with every tick on time (spread at most a tick + %d ns): no retry\n",
-				       w, (long long)ahead, (long long)behind, (long long)behind_lim,
-				       TICK_LATE_NS);
-			break;
-		}
-		ksft_print_msg("tick source, window %d: closest %+lld ns (farthest %+lld, a late tick), more than %lld behind: the next window in 200 ms\n",
-			       w, (long long)ahead, (long long)behind, (long long)behind_lim);
-		usleep(200000);
 	}
 	if (tick)
 		ksft_test_result(ahead <= ahead_lim && ahead >= -behind_lim &&

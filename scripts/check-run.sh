@@ -4,7 +4,7 @@
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker
 # Usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."]
 #                     [--kunit-suites FILE] [--series-msgs FILE] [--console-allow "COUNT:TEXT..."]
-#                     [--kcsan-ours FILE] [--timed-out]
+#                     [--kcsan-ours FILE] [--s3-wakeups N] [--timed-out]
 #                     SERIAL RESULTS
 #   --tap           count the guest's TAP results (see guest/run-tests.sh); each
 #                   program must print results, as many as its own plan says
@@ -28,14 +28,18 @@
 #                   space) may appear up to COUNT times in this boot
 #   --kcsan-ours    FILE of the series' function names: a KCSAN report naming
 #                   one fails the run, other KCSAN reports are only listed
+#   --s3-wakeups N  the harness woke the guest from S3 N times (scripts/qemu-watch.py:
+#                   60 s there with no wake event, its RTC alarm fired before S3
+#                   was entered). One is a slow suspend under TCG and is said;
+#                   more fail: a kernel that does not wake on its RTC alarm
 # Prints what it found; with --tap/--kunit ends with "N passed, N failed".
 # Exit status 0 only when the run is clean and nothing failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-tap=0 kunit=0 timed_out=0 expect_skips='' suites='' kcsan_ours='' plans='-' msgs='' allow=''
-usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."] [--kunit-suites FILE] [--series-msgs FILE] [--console-allow "COUNT:TEXT..."] [--kcsan-ours FILE] [--timed-out] SERIAL RESULTS'
+tap=0 kunit=0 timed_out=0 s3_wakeups=0 expect_skips='' suites='' kcsan_ours='' plans='-' msgs='' allow=''
+usage='usage: check-run.sh [--tap] [--kunit] [--expect-skips "NAME:COUNT:WHAT..."] [--plans "NAME:CASES..."] [--kunit-suites FILE] [--series-msgs FILE] [--console-allow "COUNT:TEXT..."] [--kcsan-ours FILE] [--s3-wakeups N] [--timed-out] SERIAL RESULTS'
 while [ $# -gt 2 ]; do
 	case "$1" in
 	--tap) tap=1 ;;
@@ -47,6 +51,7 @@ while [ $# -gt 2 ]; do
 	--series-msgs) msgs=$2; shift ;;
 	--console-allow) allow=$2; shift ;;
 	--kcsan-ours) kcsan_ours=$2; shift ;;
+	--s3-wakeups) s3_wakeups=$2; shift ;;
 	*) die "check-run.sh: unknown option '$1' ($usage)" ;;
 	esac
 	shift
@@ -60,6 +65,12 @@ serial=$1 results=$2
 [ -f "$results" ] || : >"$results"
 
 problems=()
+[[ $s3_wakeups =~ ^[0-9]+$ ]] || die "check-run.sh: --s3-wakeups takes a count, not '$s3_wakeups'"
+if [ "$s3_wakeups" -gt 1 ]; then
+	problems+=("the harness had to wake the guest from S3 $s3_wakeups times (60 s each with no wake event; one is allowed, a slow suspend whose RTC alarm fired first): does the kernel wake on its RTC alarm?")
+elif [ "$s3_wakeups" = 1 ]; then
+	echo "the harness woke the guest from S3 once (60 s with no wake event: its RTC alarm fired before S3 was entered); allowed once per boot"
+fi
 if [ "$timed_out" = 1 ]; then
 	problems+=("the guest did not finish before the timeout (hung?); last console lines:")
 fi

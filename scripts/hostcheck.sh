@@ -249,6 +249,12 @@ case_ "KCSAN: a report of the debug kernel (no --kcsan-ours) fails" 1 "" \
 case_ "missing marker fails" 1 "" "x" "$TAP_PASS" --tap
 case_ "non-zero guest rc fails" 1 "" "x" "@@NEWTOD-DONE rc=3"
 case_ "timeout fails" 1 "" "x" "$TAP_PASS" --tap --timed-out
+case_ "one S3 wake-up by the harness is said and passes" 0 \
+	"the harness woke the guest from S3 once (60 s with no wake event: its RTC alarm fired before S3 was entered); allowed once per boot" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --s3-wakeups 1
+case_ "two S3 wake-ups by the harness fail" 1 "3 passed, 1 failed" \
+	"x" "$TAP_PASS"$'\n'"$DONE0" --tap --s3-wakeups 2
+case_ "--s3-wakeups takes a count" 1 "" "x" "$DONE0" --s3-wakeups x
 case_ "KUnit failure fails" 1 "1 passed, 1 failed" "$KTAP_FAIL" "$DONE0" --kunit
 case_ "missing KUnit output fails" 1 "" "no ktap here" "$DONE0" --kunit
 case_ "KUnit turned off in a boot that counts it fails" 1 "" "kunit: disabled" "$DONE0" --kunit

@@ -102,40 +102,18 @@ log "qemu: booting (job=$job, timeout ${timeout_s}s, console log ${serial#"$TOP"
 start=$(date +%s)
 timed_out=0
 qrc=0
-# A guest that does not finish says nothing on a console it has suspended:
-# 10 s before the timeout, ask QEMU's monitor what state the guest is in
-# (running: hung or busy; suspended: in S3, no wake event came) and where
-# its CPUs are, into $RESULTS/NAME-qemu-status.txt.
+# The monitor, watched while the guest runs (scripts/qemu-watch.py): a
+# guest in S3 for 60 s with no wake event (its RTC alarm fired before S3
+# was entered) is woken and the wake-up recorded in $RESULTS/NAME-s3-wakeups.txt,
+# which check-run.sh judges; 10 s before the timeout, the guest's state
+# (running: hung or busy; suspended: in S3) and where its CPUs are go into
+# $RESULTS/NAME-qemu-status.txt.
 mon=$jobdir/monitor.sock
 qstatus=$RESULTS/$name-qemu-status.txt
-rm -f "$qstatus"
-(
-	ask=$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))
-	while [ $(($(date +%s) - start)) -lt "$ask" ]; do sleep 1; done
-	python3 - "$mon" 'info status' 'info registers -a' >"$qstatus" 2>&1 <<'PY' || true
-import socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.settimeout(2)
-def drain():
-    out = b""
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                break
-            out += d
-    except socket.timeout:
-        pass
-    text = out.decode(errors="replace").replace("\r", "")
-    # the monitor echoes each key it is sent, with escape codes: drop that
-    return "\n".join(l for l in text.split("\n") if "\x1b" not in l)
-drain()
-for c in sys.argv[2:]:
-    s.sendall((c + "\n").encode())
-    print(drain())
-PY
-) &
+wakes=$RESULTS/$name-s3-wakeups.txt
+rm -f "$qstatus" "$wakes"
+python3 "$TOP/scripts/qemu-watch.py" "$mon" "$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))" \
+	"$qstatus" "$wakes" &
 watcher=$!
 if [ "${V:-0}" = 1 ]; then
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
@@ -166,6 +144,13 @@ fi
 
 opts=("${checks[@]}")
 [ "$timed_out" = 1 ] && opts+=(--timed-out)
+nwakes=0
+if [ -s "$wakes" ]; then
+	nwakes=$(wc -l <"$wakes")
+	log "qemu: the guest stayed in S3 with no wake event $nwakes time(s) and was woken (${wakes#"$TOP"/}):"
+	sed 's/^/  /' "$wakes" >&2
+fi
+opts+=(--s3-wakeups "$nwakes")
 rc=0
 if [ "$job" = run ]; then
 	tr -d '\r' <"$results" | grep -av '@@NEWTOD-DONE' || true

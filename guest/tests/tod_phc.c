@@ -6,10 +6,12 @@
  *   tod_phc dev           what changes the clock or the machine, which the
  *                         selftest tod_ptp (the reads, ioctls and refusals)
  *                         leaves out: settime, ADJ_SETOFFSET and
- *                         ADJ_FREQUENCY through the device, PRECISE with the
- *                         system clock moved to the HPET, a virtual clock,
- *                         the device's permissions and a descriptor passed
- *                         to a process without CAP_SYS_TIME
+ *                         ADJ_FREQUENCY through the device, one NTP state
+ *                         with the clock id (a query, a step, the PLL),
+ *                         PRECISE with the system clock moved to the HPET,
+ *                         a virtual clock, the device's permissions and a
+ *                         descriptor passed to a process without
+ *                         CAP_SYS_TIME
  *   tod_phc phc_ctl       phc_ctl's get, set, adj, freq and caps, each checked
  *                         against CLOCK_TOD_REALTIME and its clock_adjtime()
  *   tod_phc phc2sys SECS [RMS]  phc2sys -s CLOCK_REALTIME -c /dev/ptpN -O 0
@@ -217,6 +219,91 @@ static void test_vclock(void)
 		ksft_exit_fail_msg("cannot remove the virtual clock (%s): %s\n", path, strerror(-ret));
 }
 
+/* adjtimex(2)'s NTP_PHASE_LIMIT: the maximum error ntp_clear() sets, us */
+#define MAXERROR_CLEARED	16000000
+
+/* clock_adjtime() on clock c with the given modes and frequency; its return */
+static int set_freq(clockid_t c, long long freq)
+{
+	struct timex tx = { .modes = ADJ_FREQUENCY, .freq = freq };
+
+	return clock_adjtime(c, &tx);
+}
+
+/*
+ * The device and CLOCK_TOD_REALTIME are one clock with one NTP state (the
+ * policy of Documentation/timers/newtod.rst, stock's for CLOCK_REALTIME
+ * steered by phc2sys and ntpd at once):
+ * - a query through the device reports the frequency set by the clock id,
+ *   as clock_adjtime(CLOCK_TOD_REALTIME) does (the framework's own record
+ *   of the last adjfine() said 0 here);
+ * - a step through the device clears the NTP state as ADJ_SETOFFSET on
+ *   the id does: STA_UNSYNC, the maximum error at 16 s, a running
+ *   single-shot slew dropped;
+ * - a frequency through the device, with STA_PLL on, replaces the PLL's
+ *   frequency and leaves STA_PLL on.
+ * Leaves the frequency 0 and the status STA_UNSYNC, as a boot has them.
+ */
+static void test_one_state(clockid_t clk)
+{
+	struct timex tx, q;
+	int ret, ret2;
+
+	/* +100 ppm by the id, read back through the device */
+	ret = set_freq(CLOCK_TOD_REALTIME, 100LL << 16);
+	memset(&q, 0, sizeof(q));
+	ret2 = clock_adjtime(clk, &q);
+	ksft_test_result(ret >= 0 && ret2 == 0 && q.freq == 100LL << 16,
+			 "ADJ_FREQUENCY +100 ppm on CLOCK_TOD_REALTIME, a modes 0 query on the device: freq %lld (want %lld)\n",
+			 (long long)q.freq, 100LL << 16);
+	set_freq(CLOCK_TOD_REALTIME, 0);
+
+	/* synchronised, with a slew running; then a step through the device */
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS | ADJ_MAXERROR | ADJ_ESTERROR;
+	tx.status = 0;
+	tx.maxerror = 1000;
+	tx.esterror = 100;
+	ret = clock_adjtime(CLOCK_TOD_REALTIME, &tx);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_OFFSET_SINGLESHOT;
+	tx.offset = 500000;	/* 0.5 s: 1000 s to slew at 500 ppm */
+	ret |= clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0;
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+	tx.time.tv_usec = 1000;	/* +1 us */
+	ret2 = clock_adjtime(clk, &tx);
+	memset(&q, 0, sizeof(q));
+	q.modes = ADJ_OFFSET_SS_READ;
+	clock_adjtime(CLOCK_TOD_REALTIME, &q);
+	ksft_test_result(ret >= 0 && ret2 == 0 && (q.status & STA_UNSYNC) &&
+			 q.maxerror == MAXERROR_CLEARED && q.esterror == MAXERROR_CLEARED &&
+			 q.offset == 0,
+			 "a step through the device clears the NTP state as ADJ_SETOFFSET does: status %#x (STA_UNSYNC %s), maxerror %ld, esterror %ld (want %d), single-shot left %ld us (want 0)\n",
+			 q.status, q.status & STA_UNSYNC ? "set" : "CLEAR", (long)q.maxerror,
+			 (long)q.esterror, MAXERROR_CLEARED, (long)q.offset);
+
+	/* the PLL on; a frequency through the device replaces its frequency */
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS;
+	tx.status = STA_PLL;
+	ret = clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0;
+	ret |= set_freq(CLOCK_TOD_REALTIME, 20LL << 16) < 0;
+	ret2 = set_freq(clk, -(30LL << 16));
+	memset(&q, 0, sizeof(q));
+	clock_adjtime(CLOCK_TOD_REALTIME, &q);
+	ksft_test_result(!ret && ret2 == 0 && q.freq == -(30LL << 16) && (q.status & STA_PLL),
+			 "with STA_PLL on, ADJ_FREQUENCY -30 ppm through the device: the id reads freq %lld (want %lld), STA_PLL %s\n",
+			 (long long)q.freq, -(30LL << 16), q.status & STA_PLL ? "still on" : "OFF");
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS | ADJ_FREQUENCY;
+	tx.status = STA_UNSYNC;
+	tx.freq = 0;
+	if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_exit_fail_msg("restoring CLOCK_TOD_REALTIME's status and frequency: %s\n",
+				   strerror(errno));
+}
+
 static int test_dev(void)
 {
 	struct timespec ts;
@@ -227,7 +314,7 @@ static int test_dev(void)
 	clockid_t clk;
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(10);
 	find_dev();
 	ksft_print_msg("the newtod PTP clock is %s\n", dev);
 
@@ -287,6 +374,7 @@ static int test_dev(void)
 	tx.freq = 0;
 	clock_adjtime(clk, &tx);
 
+	test_one_state(clk);
 	test_precise(fd);
 	test_vclock();
 

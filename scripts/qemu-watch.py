@@ -1,33 +1,38 @@
 #!/usr/bin/env python3
 """Watch a guest through QEMU's human monitor while it runs.
 
-Usage: qemu-watch.py MONITOR_SOCKET ASK_AFTER_S STATUS_FILE WAKE_FILE [S3_LIMIT_S]
+Usage: qemu-watch.py MONITOR_SOCKET SERIAL_LOG ASK_AFTER_S STATUS_FILE WAKE_FILE [S3_LIMIT_S]
 
-- Every 5 s, ask the monitor for the VM's status. A guest in S3 ("VM
-  status: paused (suspended)") for S3_LIMIT_S seconds in a row (60 by
-  default) had no wake event: its RTC alarm fired before S3 was entered
-  (the suspend took longer than the alarm under TCG), and nothing will wake
-  it. Wake it (system_wakeup) and append a line to WAKE_FILE, so the run
-  goes on and the harness can say how often it had to (scripts/check-run.sh
-  --s3-wakeups).
+- Every 2 s, ask the monitor for the VM's status. A guest in S3 ("VM
+  status: paused (suspended)") at every poll for S3_LIMIT_S seconds (60 by
+  default), its console (SERIAL_LOG) silent all that time, had no wake
+  event: its RTC alarm fired before S3 was entered (the suspend took longer
+  than the alarm under TCG), and nothing will wake it. A guest cycling
+  through short sleeps prints its resume messages between them, so the
+  console tells the two apart where a poll that lands in S3 each time
+  would not. Wake it (system_wakeup), check that it runs, and append a
+  line to WAKE_FILE, so the run goes on and the harness can say how often
+  it had to (scripts/check-run.sh --s3-wakeups).
 - ASK_AFTER_S seconds after the start (10 s before QEMU's timeout), write
   the VM's status and its CPUs' registers to STATUS_FILE and stop: a guest
   that does not finish says nothing on a console it has suspended.
 
-Exits 0 when killed or when done; a monitor that does not answer is retried.
+Stops when done, or when qemu.sh kills it as QEMU exits; a monitor that does
+not answer is asked again at the next poll.
 """
+import os
 import socket
 import sys
 import time
 
-POLL_S = 5
+POLL_S = 2
 
 
 def ask(path, *cmds):
     """Send each command to the monitor; the text it answered, or None."""
     try:
         s = socket.socket(socket.AF_UNIX)
-        s.settimeout(2)
+        s.settimeout(0.5)
         s.connect(path)
     except OSError:
         return None
@@ -60,12 +65,14 @@ def ask(path, *cmds):
 
 
 def main():
-    if len(sys.argv) not in (5, 6):
-        sys.exit("usage: qemu-watch.py MONITOR_SOCKET ASK_AFTER_S STATUS_FILE WAKE_FILE [S3_LIMIT_S]")
-    mon, ask_after, status_file, wake_file = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-    limit = float(sys.argv[5]) if len(sys.argv) == 6 else 60.0
+    if len(sys.argv) not in (6, 7):
+        sys.exit("usage: qemu-watch.py MONITOR_SOCKET SERIAL_LOG ASK_AFTER_S STATUS_FILE WAKE_FILE [S3_LIMIT_S]")
+    mon, serial, ask_after = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    status_file, wake_file = sys.argv[4], sys.argv[5]
+    limit = float(sys.argv[6]) if len(sys.argv) == 7 else 60.0
     start = time.monotonic()
     since = None
+    size = -1
     while True:
         now = time.monotonic()
         if now - start >= ask_after:
@@ -74,16 +81,25 @@ def main():
                 f.write(text if text is not None else "the monitor did not answer\n")
             return
         status = ask(mon, "info status") or ""
-        if "suspended" in status:
+        try:
+            cur = os.path.getsize(serial)
+        except OSError:
+            cur = -1
+        if "suspended" in status and cur == size:
             since = now if since is None else since
             if now - since >= limit:
                 ask(mon, "system_wakeup")
+                time.sleep(1)
+                after = ask(mon, "info status") or "(no answer)"
+                woke = "running" in after
                 with open(wake_file, "a") as f:
-                    f.write("%.0f s after the start: in S3 for %.0f s with no wake event; woke it (system_wakeup)\n"
-                            % (now - start, now - since))
+                    f.write("%.0f s after the start: in S3 for %.0f s with a silent console; system_wakeup: %s\n"
+                            % (now - start, now - since,
+                               "the guest runs" if woke else "still " + after.strip().replace("\n", " ")))
                 since = None
         else:
             since = None
+        size = cur
         time.sleep(min(POLL_S, max(0.1, ask_after - (time.monotonic() - start))))
 
 

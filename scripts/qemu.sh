@@ -103,7 +103,7 @@ start=$(date +%s)
 timed_out=0
 qrc=0
 # The monitor, watched while the guest runs (scripts/qemu-watch.py): a
-# guest in S3 for 60 s with no wake event (its RTC alarm fired before S3
+# guest in S3 for 60 s with a silent console (its RTC alarm fired before S3
 # was entered) is woken and the wake-up recorded in $RESULTS/NAME-s3-wakeups.txt,
 # which check-run.sh judges; 10 s before the timeout, the guest's state
 # (running: hung or busy; suspended: in S3) and where its CPUs are go into
@@ -112,7 +112,7 @@ mon=$jobdir/monitor.sock
 qstatus=$RESULTS/$name-qemu-status.txt
 wakes=$RESULTS/$name-s3-wakeups.txt
 rm -f "$qstatus" "$wakes"
-python3 "$TOP/scripts/qemu-watch.py" "$mon" "$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))" \
+python3 "$TOP/scripts/qemu-watch.py" "$mon" "$serial" "$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))" \
 	"$qstatus" "$wakes" &
 watcher=$!
 if [ "${V:-0}" = 1 ]; then

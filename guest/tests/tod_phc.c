@@ -239,14 +239,17 @@ static int set_freq(clockid_t c, long long freq)
  *   of the last adjfine() said 0 here);
  * - a step through the device clears the NTP state as ADJ_SETOFFSET on
  *   the id does: STA_UNSYNC, the maximum error at 16 s, a running
- *   single-shot slew dropped;
+ *   single-shot slew dropped (none left to begin, and tod - stock still
+ *   over the next 0.5 s, where the slew ran 500 ppm);
  * - a frequency through the device, with STA_PLL on, replaces the PLL's
  *   frequency and leaves STA_PLL on.
- * Leaves the frequency 0 and the status STA_UNSYNC, as a boot has them.
+ * Leaves no slew, the frequency 0 and the status STA_UNSYNC in microseconds,
+ * as a boot has them.
  */
 static void test_one_state(clockid_t clk)
 {
 	struct timex tx, q;
+	int64_t drift;
 	int ret, ret2;
 
 	/* +100 ppm by the id, read back through the device */
@@ -264,11 +267,12 @@ static void test_one_state(clockid_t clk)
 	tx.status = 0;
 	tx.maxerror = 1000;
 	tx.esterror = 100;
-	ret = clock_adjtime(CLOCK_TOD_REALTIME, &tx);
+	ret = clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0;
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_OFFSET_SINGLESHOT;
 	tx.offset = 500000;	/* 0.5 s: 1000 s to slew at 500 ppm */
 	ret |= clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0;
+	usleep(100000);		/* the slew under way */
 	memset(&tx, 0, sizeof(tx));
 	tx.modes = ADJ_SETOFFSET | ADJ_NANO;
 	tx.time.tv_usec = 1000;	/* +1 us */
@@ -276,12 +280,16 @@ static void test_one_state(clockid_t clk)
 	memset(&q, 0, sizeof(q));
 	q.modes = ADJ_OFFSET_SS_READ;
 	clock_adjtime(CLOCK_TOD_REALTIME, &q);
-	ksft_test_result(ret >= 0 && ret2 == 0 && (q.status & STA_UNSYNC) &&
+	/* the slew dropped, not only its part not yet begun: 500 ppm is 250 us in 0.5 s */
+	drift = tod_minus_stock();
+	usleep(500000);
+	drift = tod_minus_stock() - drift;
+	ksft_test_result(!ret && ret2 == 0 && (q.status & STA_UNSYNC) &&
 			 q.maxerror == MAXERROR_CLEARED && q.esterror == MAXERROR_CLEARED &&
-			 q.offset == 0,
-			 "a step through the device clears the NTP state as ADJ_SETOFFSET does: status %#x (STA_UNSYNC %s), maxerror %ld, esterror %ld (want %d), single-shot left %ld us (want 0)\n",
+			 q.offset == 0 && llabs(drift) < 50000,
+			 "a step through the device clears the NTP state as ADJ_SETOFFSET does: status %#x (STA_UNSYNC %s), maxerror %ld, esterror %ld (want %d), single-shot left %ld us (want 0), tod - stock moved %+lld ns in 0.5 s (limit 50000; the slew was 250000)\n",
 			 q.status, q.status & STA_UNSYNC ? "set" : "CLEAR", (long)q.maxerror,
-			 (long)q.esterror, MAXERROR_CLEARED, (long)q.offset);
+			 (long)q.esterror, MAXERROR_CLEARED, (long)q.offset, (long long)drift);
 
 	/* the PLL on; a frequency through the device replaces its frequency */
 	memset(&tx, 0, sizeof(tx));
@@ -295,12 +303,16 @@ static void test_one_state(clockid_t clk)
 	ksft_test_result(!ret && ret2 == 0 && q.freq == -(30LL << 16) && (q.status & STA_PLL),
 			 "with STA_PLL on, ADJ_FREQUENCY -30 ppm through the device: the id reads freq %lld (want %lld), STA_PLL %s\n",
 			 (long long)q.freq, -(30LL << 16), q.status & STA_PLL ? "still on" : "OFF");
+	/* no slew, microseconds (STA_NANO off), unsynchronised, frequency 0 */
 	memset(&tx, 0, sizeof(tx));
-	tx.modes = ADJ_STATUS | ADJ_FREQUENCY;
+	tx.modes = ADJ_OFFSET_SINGLESHOT;
+	ret = clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0;
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS | ADJ_FREQUENCY | ADJ_MICRO;
 	tx.status = STA_UNSYNC;
 	tx.freq = 0;
-	if (clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0)
-		ksft_exit_fail_msg("restoring CLOCK_TOD_REALTIME's status and frequency: %s\n",
+	if (ret || clock_adjtime(CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_exit_fail_msg("restoring CLOCK_TOD_REALTIME's slew, status and frequency: %s\n",
 				   strerror(errno));
 }
 

@@ -100,13 +100,14 @@ static int64_t sw_slack(int64_t r)
  * 2536.8 us in one CI run). The figure is (raw elapsed - tod
  * elapsed) between two sample()s around the sysfs write, so it carries
  * their bracket error too. A source switch may lose at most
- * sw_loss_max() and gain at most SW_GAIN_MAX. On jiffies the clock moves only
- * when jiffies does, so a reading there is behind the time by up to a tick
- * plus the time the tick's interrupt is late (under TCG up to another tick:
- * 6.1 ms was seen at HZ=250 with the host idle): a switch to or from
- * jiffies may seem to lose or gain up to two ticks more (the storm's
- * "ahead" rule checks that jiffies never really runs ahead); the worst
- * seen there is -1.94 to +4.31 ms (NOTES.md, debug boot, 2026-12-03).
+ * sw_loss_max() and gain at most sw_gain_max(). On jiffies the clock
+ * moves only when jiffies does, so a reading there is behind the time by
+ * up to a tick plus the time the tick's interrupt is late (under TCG up
+ * to another tick: 6.1 ms was seen at HZ=250 with the host idle): a
+ * switch to or from jiffies may seem to lose or gain up to two ticks
+ * more (the storm's "ahead" rule checks that jiffies never really runs
+ * ahead); the worst seen there is -1.94 to +4.31 ms (NOTES.md, debug
+ * boot, 2026-12-03).
  */
 /*
  * 45 us: since patch 29, 0.2-9.2 us (default boot, NOTES.md 2026-12-05)
@@ -124,13 +125,21 @@ static int64_t sw_slack(int64_t r)
  * with), so what shows is sample()'s error, the difference of two syscall
  * brackets' midpoints: -0.3 us seen (NOTES.md, patch 29's review), 0.0 us
  * in the CI of 98fa94c. Kept above 5x: no bracket width under load is
- * recorded to size it by.
+ * recorded to size it by. The debug kernels: -0.1 and -1.5 us in passing
+ * runs, and -8.3 us with the host busy (2026-12-06, a debug boot with
+ * the PIT's latches stalling): 40 us, 4.8x.
  */
-#define SW_GAIN_MAX	(5 * 1000)
+#define SW_GAIN_MAX		(5 * 1000)
+#define SW_GAIN_MAX_DEBUG	(40 * 1000)
 
 static int64_t sw_loss_max(void)
 {
 	return tod_debug_kernel() ? SW_LOSS_MAX_DEBUG : SW_LOSS_MAX;
+}
+
+static int64_t sw_gain_max(void)
+{
+	return tod_debug_kernel() ? SW_GAIN_MAX_DEBUG : SW_GAIN_MAX;
 }
 
 struct sw_loss {
@@ -432,12 +441,12 @@ void case_switch(int argc, char **argv)
 			 "CLOCK_TOD_REALTIME: %ld readings (fewest per CPU %ld), %ld steps back, %ld jumps (most ahead %lld ns, allowed at the end %lld; largest step - elapsed %lld ns)\n",
 			 n, fewest, inv[1], jumps[1], (long long)ahead[1], (long long)sw_slack(raw_ns()),
 			 (long long)worst[1]);
-	ksft_test_result(loss[0].n && loss[0].most <= sw_loss_max() && loss[0].least >= -SW_GAIN_MAX &&
+	ksft_test_result(loss[0].n && loss[0].most <= sw_loss_max() && loss[0].least >= -sw_gain_max() &&
 			 (!loss[1].n || (loss[1].most <= 2 * tick + sw_loss_max() &&
-					 loss[1].least >= -2 * tick - SW_GAIN_MAX)),
-			 "a switch loses at most %lld us%s and gains at most %d us (two ticks of %lld us more either way with jiffies): between tsc, hpet, acpi_pm, pit %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
+					 loss[1].least >= -2 * tick - sw_gain_max())),
+			 "a switch loses at most %lld us%s and gains at most %lld us (two ticks of %lld us more either way with jiffies): between tsc, hpet, acpi_pm, pit %.1f to %.1f us, with jiffies %.1f to %.1f us\n",
 			 (long long)sw_loss_max() / 1000, tod_debug_kernel() ? " (debug kernel)" : "",
-			 SW_GAIN_MAX / 1000, (long long)tick / 1000,
+			 (long long)sw_gain_max() / 1000, (long long)tick / 1000,
 			 loss[0].least / 1e3, loss[0].most / 1e3, loss[1].least / 1e3, loss[1].most / 1e3);
 	ksft_test_result(!ret && !tod_sysfs_read("current_timesource", now, sizeof(now)) &&
 			 !strcmp(now, orig),

@@ -46,7 +46,22 @@ if [ "$list" = 0 ]; then
 		die "found no pr_warn/pr_err of the series in build/linux (base..HEAD, tag base): run 'make tree'"
 	fi
 fi
-passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' '
+passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' ' digest=''
+
+# failures NAME OUT: a failed boot's failing lines, each failing case with
+# the last five diagnostics printed before it (from its results file), at most 16
+# lines; repeated at the end of the run, where a log cut to its last lines
+# (CI's) still shows why
+failures() {
+	local name=$1 out=$2 res=$RESULTS/test-$1-results.txt
+	{
+		printf '%s\n' "$out" | grep -E '^(FAIL|ERROR)|not ok' || true
+		if [ -f "$res" ]; then
+			awk '/^(# )*not ok / { for (i = n - 5; i < n; i++) if (i >= 0) print r[i % 5]; print; n = 0; next }
+			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:)/ { r[n++ % 5] = $0 }' "$res"
+		fi
+	} | awk '!seen[$0]++' | head -16 | sed "s|^|  $name: |"
+}
 
 # kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
 # last kunit.enable= wins; a bool as kstrtobool() reads it)
@@ -122,7 +137,10 @@ while read -r name params; do
 	[ -n "$counts" ] || counts="0 passed, 1 failed"
 	read -r p _ f _ s _ <<<"${counts//,/}"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
-	[ "$rc" = 0 ] || bad+=("$name")
+	if [ "$rc" != 0 ]; then
+		bad+=("$name")
+		digest+="$(failures "$name" "$out")"$'\n'
+	fi
 done <"$TOP/guest/boots.list"
 
 if [ "$list" = 1 ] && [ "$first" = 0 ]; then
@@ -131,6 +149,10 @@ fi
 if [ "$first" = 1 ]; then
 	bad+=("${ONLY:-(none)}")
 	echo "ERROR: no boot ran: ONLY='${ONLY:-}' names none of ${boot_names}(guest/boots.list)" >&2
+fi
+if [ -n "$digest" ]; then
+	echo "== why each failed boot failed (whole logs: build/results/test-NAME-serial.log, test-NAME-results.txt)"
+	printf '%s' "$digest"
 fi
 [ ${#bad[@]} -eq 0 ] || printf 'FAILED boots: %s (logs: build/results/test-NAME-serial.log and test-NAME-results.txt)\n' "${bad[*]}" >&2
 if [ "$skipped" -gt 0 ]; then

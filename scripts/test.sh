@@ -58,9 +58,10 @@ failures() {
 		printf '%s\n' "$out" | grep -E '^(FAIL|ERROR)|not ok' || true
 		if [ -f "$res" ]; then
 			awk '/^(# )*not ok / { for (i = n - 5; i < n; i++) if (i >= 0) print r[i % 5]; print; n = 0; next }
-			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:)/ { r[n++ % 5] = $0 }' "$res"
+			     /^(# )*# selftest:/ { n = 0; next }
+			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:|TAP version|1\.\.)/ { r[n++ % 5] = $0 }' "$res"
 		fi
-	} | awk '!seen[$0]++' | head -16 | sed "s|^|  $name: |"
+	} | awk -v b="$name" '{ sub(/^[ \t]+/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
 }
 
 # kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its

@@ -138,8 +138,11 @@ static inline int64_t ns_of(clockid_t c)
  * sandwiches is kept, so a syscall delayed by the emulator does not pass
  * for a rate or offset error. *mid is outer's midpoint, *val inner's
  * reading.
+ *
+ * Return: the kept sandwich's width in ns (the reading's error is at most
+ * half of it).
  */
-static inline void bracket(clockid_t outer, clockid_t inner, int64_t *mid, int64_t *val)
+static inline int64_t bracket(clockid_t outer, clockid_t inner, int64_t *mid, int64_t *val)
 {
 	int64_t best = INT64_MAX, a, t, b;
 	int i;
@@ -155,6 +158,7 @@ static inline void bracket(clockid_t outer, clockid_t inner, int64_t *mid, int64
 			*val = t;
 		}
 	}
+	return best;
 }
 
 /* One reading of CLOCK_TOD_MONOTONIC against CLOCK_MONOTONIC_RAW. */

@@ -581,6 +581,15 @@ static void cycle_kernel_log(int fd, char *out, size_t len)
 	}
 }
 
+/*
+ * The debug kernel can take seconds to enter S3 on a busy host (1.7 to
+ * 4.2 s of a cycle awake beside a kernel build, 2026-12-06): an alarm due
+ * before S3 is entered is lost (the HPET's emulation of the RTC's interrupt
+ * drops it), and only the harness's watcher wakes the guest, a minute
+ * later. Its alarms come this many seconds later.
+ */
+#define DEBUG_ALARM_EXTRA 8
+
 static void check_cycles(int n, const char *state)
 {
 	int64_t m0, r0, m, r, prev, step, worst_step = 0, worst_real = 0, slack = 0;
@@ -591,7 +600,7 @@ static void check_cycles(int n, const char *state)
 	struct timespec res;
 	pthread_t th[2];
 	char alarm[16], klog[512], pmdbg[8] = "";
-	int kfd, pmdbg_ok;
+	int kfd, pmdbg_ok, debug = tod_debug_kernel();
 
 	/*
 	 * On a source that counts ticks (jiffies: a resolution of a tick) each
@@ -625,7 +634,7 @@ static void check_cycles(int n, const char *state)
 	ksft_print_msg("before: TOD_MONOTONIC-BOOTTIME %+.3f ms, TOD_REALTIME-REALTIME %+.3f ms (readings' error at most %.3f, %.3f ms)\n",
 		       m0 / 1e6, r0 / 1e6, em0 / 1e6, er0 / 1e6);
 	for (i = 0; i < n; i++) {
-		secs = 2 + i % 3;
+		secs = 2 + i % 3 + (debug ? DEBUG_ALARM_EXTRA : 0);
 		snprintf(alarm, sizeof(alarm), "+%d", secs);
 		write_file("/sys/class/rtc/rtc0/wakealarm", "0");
 		b0 = ns_of(CLOCK_BOOTTIME);
@@ -694,8 +703,8 @@ static void check_cycles(int n, const char *state)
 	pthread_join(th[1], NULL);
 	ksft_test_result(ok == n, "%d of %d '%s' cycles resumed\n", ok, n, state);
 	ksft_test_result(ok == n && slept_ok == n,
-			 "%d of %d cycles slept their 2-4 s: stock CLOCK_BOOTTIME advanced by at least the alarm's time, shortest %+.3f s off (limit -%.1f s, the RTC's steps; longest %+.3f s)\n",
-			 slept_ok, n, worst_slept / 1e9, SLEPT_SLACK_NS / 1e9, longest_slept / 1e9);
+			 "%d of %d cycles slept their %d-%d s: stock CLOCK_BOOTTIME advanced by at least the alarm's time, shortest %+.3f s off (limit -%.1f s, the RTC's steps; longest %+.3f s)\n",
+			 slept_ok, n, 2 + (debug ? DEBUG_ALARM_EXTRA : 0), 4 + (debug ? DEBUG_ALARM_EXTRA : 0), worst_slept / 1e9, SLEPT_SLACK_NS / 1e9, longest_slept / 1e9);
 	if (worst_err > DIFF_ERR_MAX_NS)
 		ksft_print_msg("a reading's error was %.3f ms, more than %.3f: the changes below are not known to that precision, and fail\n",
 			       worst_err / 1e6, DIFF_ERR_MAX_NS / 1e6);

@@ -79,7 +79,7 @@ def section(boots, kernels, total, args):
     for b in boots:
         slow = sorted(b["progs"], key=lambda x: -x[1])[:3]
         slow_s = ", ".join(f"{n} {t:.0f}" + ("" if ok else " (failed)") for n, t, ok in slow)
-        params = b["params"] + (f" on {b['kout']}" if b["kout"] else "")
+        params = " ".join(x for x in (b["params"], f"on {b['kout']}" if b["kout"] else "") if x)
         out.append(f"| {b['name']} | {params or '-'} | {b['secs'] if b['secs'] is not None else '-'} | "
                    f"{b['passed'] if b['passed'] is not None else '-'} | "
                    f"{b['failed'] if b['failed'] is not None else '-'} | {b['skipped']} | {slow_s or '-'} |")

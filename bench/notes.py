@@ -9,8 +9,11 @@ The first form replaces what lies between the lines
 '<!-- bench-summary:begin -->' and '<!-- bench-summary:end -->' of NOTES_MD
 with the tables of RUN_DIR's summary.txt (bench/summary.py's output, as
 printed), each under the date, commit and command of the run, read from
-RUN_DIR/run.json. Everything outside the markers is left as it is, so
-the section is regenerated, never edited by hand.
+RUN_DIR/run.json, and, when the run has ratios.svg (every boot's ratios,
+drawn by scripts/bench.sh), copies it to bench/ratios-latest.svg beside
+NOTES_MD and shows it at the top of the section. Everything outside the
+markers is left as it is, so the section is regenerated, never edited by
+hand.
 
 It refuses, leaving NOTES_MD untouched:
 - a run from a tree with uncommitted changes, or from no git tree: it
@@ -31,10 +34,12 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import tempfile
 
 BEGIN = "<!-- bench-summary:begin -->"
+CHART = "bench/ratios-latest.svg"
 END = "<!-- bench-summary:end -->"
 
 
@@ -130,6 +135,14 @@ out = [BEGIN,
        "QEMU TCG: emulated, not hardware. Compare the ratios, not the nanoseconds. Each table is "
        "bench/summary.py's output as printed, verdicts included.",
        ""]
+# the chart of every boot's ratios (scripts/bench.sh draws it with gnuplot),
+# copied beside NOTES_MD as CHART for NOTES.md and the README to show
+chart = os.path.join(run, "ratios.svg")
+if os.path.exists(chart):
+    out += ["![the ratios of every boot, %s](%s)" % (stamp.replace("`", ""), CHART), ""]
+else:
+    out += ["(no chart: %s has no ratios.svg, which make bench draws when gnuplot is installed)" %
+            os.path.basename(os.path.normpath(os.path.realpath(run))), ""]
 for t in tables:
     out += ["%s:" % stamp, "", "```"] + t + ["```", ""]
 out.append(END)
@@ -141,6 +154,13 @@ if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
     die("%s must hold one '%s' line and, after it, one '%s' line (found %d and %d): "
         "put them where the generated section goes" % (notes, BEGIN, END, len(b), len(e)))
 new = "\n".join(lines[:b[0]] + out + lines[e[0] + 1:])
+if os.path.exists(chart):
+    dest = os.path.join(os.path.dirname(os.path.realpath(notes)), CHART)
+    try:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(chart, dest)
+    except OSError as e:
+        die("cannot copy %s to %s: %s" % (chart, dest, e))
 # write beside the real file (through a symlink), keep its mode, then rename
 target = os.path.realpath(notes)
 fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".notes.")

@@ -23,9 +23,12 @@ import os
 import statistics
 import sys
 
-if len(sys.argv) != 2:
-    sys.exit("usage: summary.py RUN_DIR")
+if len(sys.argv) not in (2, 3):
+    sys.exit("usage: summary.py RUN_DIR [RATIOS_DAT]")
 run = sys.argv[1]
+# RATIOS_DAT: one line per ratio for gnuplot: a short name, its target (or
+# NaN) and the ratio of the medians in each boot (NaN where a boot has none)
+ratios_dat = sys.argv[2] if len(sys.argv) == 3 else None
 boots = sorted(glob.glob(os.path.join(run, "boot[0-9]*")), key=lambda d: int(d.rsplit("boot", 1)[1]))
 if not boots:
     boots = [run]
@@ -135,6 +138,18 @@ def fmt(vals):
         return "%.2f" % vals[0]
     return "%.2f [%.2f-%.2f]" % (statistics.median(vals), min(vals), max(vals))
 
+
+if ratios_dat:
+    with open(ratios_dat, "w") as out:
+        out.write("# ratio target %s\n" % " ".join("boot%d" % (b + 1) for b in range(nb)))
+        for i, (name, _, target) in enumerate(per_boot[0][1]):
+            rs = [rows[i][1] for _, rows in per_boot]
+            if all(r is None or r == FAILED for r in rs):
+                continue
+            short = name.split(" (")[0].replace("both on hpet: ", "hpet: ")
+            out.write('"%s" %s %s\n' % (short, "%.3f" % target if target else "NaN",
+                                        " ".join("NaN" if r is None or r == FAILED else "%.4f" % r[0]
+                                                 for r in rs)))
 
 w = 9 if nb == 1 else 18
 print("  %-50s %*s %*s %*s %8s  %s" % ("ratio", w, "medians", w, "per-round", w, "minima", "target",

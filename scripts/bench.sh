@@ -88,7 +88,7 @@ done
 ln -sfn "$(basename "$run")" "$RESULTS/$pfx-latest"
 echo
 src=0
-python3 "$TOP/bench/summary.py" "$run" >"$run/summary.txt" || src=$?
+python3 "$TOP/bench/summary.py" "$run" "$run/ratios.dat" >"$run/summary.txt" || src=$?
 cat "$run/summary.txt"
 case "$src" in
 0) ;;
@@ -164,6 +164,37 @@ GP
 	if [ -f "$run/gtod.svg" ]; then
 		log "bench: chart in ${run#"$TOP"/}/gtod.svg"
 	fi
+fi
+# Every boot's ratios side by side, the targets as circles: ratios.svg
+# (NOTES.md shows it, make bench-notes) and ratios.png.
+if [ -s "$run/ratios.dat" ] && command -v gnuplot >/dev/null; then
+	nboots=$(awk 'NR == 1 { print NF - 3; exit }' "$run/ratios.dat")
+	cols="\"$run/ratios.dat\" using 3:xtic(1) title \"boot 1\""
+	for b in $(seq 2 "$nboots"); do
+		cols+=", \"\" using $((b + 2)) title \"boot $b\""
+	done
+	for term in 'svg size 1000,600 dynamic font "sans,11"' 'pngcairo size 1000,600 font "sans,10"'; do
+		ext=svg
+		[ "${term%% *}" = svg ] || ext=png
+		gnuplot <<GP || warn "gnuplot failed on $run/ratios.dat (ratios.$ext not drawn); the table is in summary.txt"
+set terminal $term
+set output "$run/ratios.$ext"
+set title "make bench, $(basename "$run"): ratios of medians per boot (QEMU TCG, not hardware)"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.7 border -1
+set logscale y
+set ylabel "ratio of medians (log scale; under 1: the first path is faster)"
+set xtics rotate by 30 right noenhanced font ",9"
+set bmargin 9
+set lmargin 20
+set grid ytics
+set key top left
+set datafile missing "NaN"
+plot $cols, "" using 0:2 with points pt 6 ps 1.6 lc rgb "black" title "target (at most)"
+GP
+	done
+	[ -f "$run/ratios.svg" ] && log "bench: ratios of every boot in ${run#"$TOP"/}/ratios.svg and ratios.png"
 fi
 run_json "$failed"
 [ "$failed" = 0 ] || die "make bench: a path failed in the guest (see FAILED above): its figures are not timings"

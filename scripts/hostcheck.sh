@@ -626,6 +626,35 @@ else
 	notok "notes.py: a second run exited $rc or changed the file"
 	diff "$tmp/N1.md" "$tmp/N.md" | sed 's/^/# /'
 fi
+# the chart: summary.py's figures for it, one row per ratio and a column
+# per boot; notes.py copies the run's ratios.svg beside NOTES and shows it
+rc=0
+python3 "$TOP/bench/summary.py" "$tmp/b7" "$tmp/b7/ratios.dat" >/dev/null 2>&1 || rc=$?
+nb7=$(find "$tmp/b7" -maxdepth 1 -name 'boot[0-9]*' | wc -l)
+if [ "$rc" = 0 ] && [ "$(head -n 1 "$tmp/b7/ratios.dat" | awk '{ print NF - 3 }')" = "$((nb7 > 0 ? nb7 : 1))" ] &&
+	grep -qE '^"tod-vdso-gtod / stock-vdso-gtod" 0\.900( [0-9.]+)+$' "$tmp/b7/ratios.dat" &&
+	! grep -q 'FAILED' "$tmp/b7/ratios.dat"; then
+	ok "summary.py: RATIOS_DAT has a row per ratio, its target and a figure per boot"
+else
+	notok "summary.py: RATIOS_DAT is wrong (exit $rc)"
+	sed 's/^/# /' "$tmp/b7/ratios.dat" 2>/dev/null || true
+fi
+if grep -q '^(no chart: ' "$tmp/N.md" && [ ! -e "$tmp/bench/ratios-latest.svg" ]; then
+	ok "notes.py: a run without ratios.svg says so, and copies nothing"
+else
+	notok "notes.py: a run without ratios.svg: no '(no chart' line, or a chart copied"
+fi
+printf '<svg>boots</svg>\n' >"$tmp/b7/ratios.svg"
+notes_ "notes.py: a run with ratios.svg" 0 'tables' "$tmp/b7" "$tmp/N.md"
+if cmp -s "$tmp/b7/ratios.svg" "$tmp/bench/ratios-latest.svg" &&
+	grep -q '^!\[the ratios of every boot, .*\](bench/ratios-latest\.svg)$' "$tmp/N.md" &&
+	! grep -q '^(no chart: ' "$tmp/N.md"; then
+	ok "notes.py: the run's ratios.svg is copied to bench/ratios-latest.svg and shown"
+else
+	notok "notes.py: ratios.svg not copied beside NOTES, or not shown"
+	sed 's/^/# /' "$tmp/N.md"
+fi
+rm -f "$tmp/b7/ratios.svg" "$tmp/b7/ratios.dat"
 printf '# notes\nno markers\n' >"$tmp/M.md"
 notes_ "notes.py: a NOTES without its markers is refused" 1 'must hold one' "$tmp/b7" "$tmp/M.md"
 record_ "$tmp/b7/run.json" abc1234 1

@@ -41,7 +41,9 @@ import re, sys
 path, n, tail = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
 text = open(path).read()
 text = re.sub(r"^(Subject: \[PATCH )00/\d+\]", r"\g<1>00/%02d]" % n, text, count=1, flags=re.M)
-m = re.search(r"^newtod developers \(\d+\):$", text, flags=re.M)
+# the shortlog starts at its first author ("Name (N):" over an indented
+# subject), whoever that is: git sorts the authors by name
+m = re.search(r"^\S[^\n]* \(\d+\):\n  \S", text, flags=re.M)
 body = text[:m.start()] if m else text.rstrip("\n") + "\n\n"
 open(path, "w").write(body + tail)
 PY

@@ -138,7 +138,8 @@ out = [BEGIN,
 # the chart of every boot's ratios (scripts/bench.sh draws it with gnuplot),
 # copied beside NOTES_MD as CHART for NOTES.md and the README to show
 chart = os.path.join(run, "ratios.svg")
-if os.path.exists(chart):
+have_chart = os.path.isfile(chart) and os.path.getsize(chart) > 0
+if have_chart:
     out += ["![the ratios of every boot, %s](%s)" % (stamp.replace("`", ""), CHART), ""]
 else:
     out += ["(no chart: %s has no ratios.svg, which make bench draws when gnuplot is installed)" %
@@ -154,16 +155,28 @@ if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
     die("%s must hold one '%s' line and, after it, one '%s' line (found %d and %d): "
         "put them where the generated section goes" % (notes, BEGIN, END, len(b), len(e)))
 new = "\n".join(lines[:b[0]] + out + lines[e[0] + 1:])
-if os.path.exists(chart):
-    dest = os.path.join(os.path.dirname(os.path.realpath(notes)), CHART)
+# the chart goes in (or an older one out) only once NOTES_MD is written:
+# copied to a temporary file first, renamed after NOTES_MD's rename
+dest = os.path.join(os.path.dirname(os.path.realpath(notes)), CHART)
+chart_tmp = None
+if have_chart:
     try:
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.copyfile(chart, dest)
+        cfd, chart_tmp = tempfile.mkstemp(dir=os.path.dirname(dest), prefix=".ratios.")
+        os.close(cfd)
+        shutil.copyfile(chart, chart_tmp)
     except OSError as e:
-        die("cannot copy %s to %s: %s" % (chart, dest, e))
+        if chart_tmp:
+            os.unlink(chart_tmp)
+        die("cannot copy %s beside %s: %s" % (chart, dest, e))
 # write beside the real file (through a symlink), keep its mode, then rename
 target = os.path.realpath(notes)
-fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".notes.")
+try:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".notes.")
+except OSError as e:
+    if chart_tmp:
+        os.unlink(chart_tmp)
+    die("cannot write beside %s: %s" % (notes, e))
 try:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(new)
@@ -173,5 +186,15 @@ try:
     os.replace(tmp, target)
 except OSError as e:
     os.unlink(tmp)
+    if chart_tmp:
+        os.unlink(chart_tmp)
     die("cannot write %s: %s" % (notes, e))
+try:
+    if chart_tmp:
+        os.chmod(chart_tmp, 0o644)
+        os.replace(chart_tmp, dest)
+    elif os.path.exists(dest):
+        os.unlink(dest)     # an older run's chart would pass for this run's
+except OSError as e:
+    die("%s is written, but its chart %s is not: %s" % (notes, dest, e))
 print("bench/notes.py: %s: %d tables from %s" % (notes, len(tables), run))

@@ -176,7 +176,8 @@ if [ -s "$run/ratios.dat" ] && command -v gnuplot >/dev/null; then
 	for term in 'svg size 1000,600 dynamic font "sans,11"' 'pngcairo size 1000,600 font "sans,10"'; do
 		ext=svg
 		[ "${term%% *}" = svg ] || ext=png
-		gnuplot <<GP || warn "gnuplot failed on $run/ratios.dat (ratios.$ext not drawn); the table is in summary.txt"
+		# gnuplot creates its output at 'set output': remove it when it fails
+		gnuplot <<GP || { rm -f "$run/ratios.$ext"; warn "gnuplot failed on $run/ratios.dat (ratios.$ext not drawn); the table is in summary.txt"; }
 set terminal $term
 set output "$run/ratios.$ext"
 set title "make bench, $(basename "$run"): ratios of medians per boot (QEMU TCG, not hardware)"

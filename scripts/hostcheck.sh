@@ -654,6 +654,13 @@ else
 	notok "notes.py: ratios.svg not copied beside NOTES, or not shown"
 	sed 's/^/# /' "$tmp/N.md"
 fi
+: >"$tmp/b7/ratios.svg"
+notes_ "notes.py: a run with an empty ratios.svg (gnuplot failed)" 0 'tables' "$tmp/b7" "$tmp/N.md"
+if grep -q '^(no chart: ' "$tmp/N.md" && [ ! -e "$tmp/bench/ratios-latest.svg" ]; then
+	ok "notes.py: an empty ratios.svg is no chart, and the previous run's chart is removed"
+else
+	notok "notes.py: an empty ratios.svg was shown, or the previous run's chart kept"
+fi
 rm -f "$tmp/b7/ratios.svg" "$tmp/b7/ratios.dat"
 printf '# notes\nno markers\n' >"$tmp/M.md"
 notes_ "notes.py: a NOTES without its markers is refused" 1 'must hold one' "$tmp/b7" "$tmp/M.md"

@@ -98,6 +98,13 @@ def rows_of(d):
     ]
 
 
+# Targets the emulator decides: under TCG every guest rdtsc takes one QEMU
+# lock, so two threads slow a bare rdtsc several times over; the reader
+# cannot do better than that floor here (make bench-host measures it on
+# the host's CPU). Such a target shows the floor, not MISSED.
+EMULATOR_DECIDED = {"tod-vdso-gtod 2 threads / 1 thread"}
+EMULATOR_FLOOR = "rdtsc 2 threads / 1 thread (the emulator's floor)"
+
 failed = False
 nall = len(boots)
 have = []
@@ -172,6 +179,11 @@ for i, (name, _, target) in enumerate(per_boot[0][1]):
     verdict = ""
     if target is not None and I386:
         verdict = "(x86-64's target, not applied on i386)"
+    elif target is not None and name in EMULATOR_DECIDED:
+        floor = [r for _, rows in per_boot for (n, r, _) in rows if n == EMULATOR_FLOOR]
+        floor = [f[0] for f in floor if f is not None and f != FAILED]
+        verdict = "n/a under TCG: bare rdtsc is %s at 2 threads / 1" % (
+            "%.2f" % statistics.median(floor) if floor else "not measured")
     elif target is not None:
         met = sum(r[0] <= target for r in rs)
         verdict = "met" if 2 * met > nall else "MISSED by %.0f%%" % ((rm / target - 1) * 100)

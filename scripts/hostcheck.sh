@@ -494,6 +494,8 @@ summary_() { # NAME EXPECT_RC EXPECT_REGEX DIR
 }
 bench_json "$tmp/b1" none 1 1
 summary_ "summary.py: a good run exits 0 with its ratios" 0 'tod-vdso-gtod / stock-vdso-gtod +0\.90 ' "$tmp/b1"
+summary_ "summary.py: the 2-thread target is n/a under TCG, with rdtsc's floor beside it" 0 \
+	'tod-vdso-gtod 2 threads / 1 thread .* n/a under TCG: bare rdtsc is ([0-9.]+|not measured) at 2 threads / 1$' "$tmp/b1"
 bench_json "$tmp/b2" tod-vdso-gtod 1 1
 summary_ "summary.py: a failed path is FAILED and exits 3" 3 'tod-vdso-gtod / stock-vdso-gtod +FAILED' "$tmp/b2"
 bench_json "$tmp/b3" none 0 1

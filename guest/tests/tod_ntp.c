@@ -4,8 +4,8 @@
  *
  * - ADJ_FREQUENCY and ADJ_TICK steps: CLOCK_TOD_MONOTONIC's rate against
  *   the stock CLOCK_MONOTONIC_RAW changes by what was asked within
- *   0.0125 ppm;
- * - single-shot adjtime of +-5 ms: slews at 500 +- 2 ppm over 3 s (see
+ *   RATE_ERR_PPM;
+ * - single-shot adjtime of +-5 ms: slews at 500 +- 2.5 ppm over 3 s (see
  *   SS_RATE_PPM), ends (the remaining offset reads 0), and the clock lands
  *   within 400 ns of it;
  * - invalid requests fail exactly as adjtimex(2) on CLOCK_REALTIME does
@@ -65,12 +65,15 @@ static int fit_n;
 
 static void print_fit(void)
 {
-	char line[15 * 9 + 1];
+	char line[15 * 24 + 1];
 	int i, n = 0;
 
 	ksft_print_msg("the fit's residuals, ns, every %d ms:\n", RATE_GAP_US / 1000);
 	for (i = 0; i < fit_n; i++) {
+		/* snprintf() returns what it would have written: keep n inside line */
 		n += snprintf(line + n, sizeof(line) - n, " %8.0f", fit_res[i]);
+		if (n >= (int)sizeof(line))
+			n = sizeof(line) - 1;
 		if ((i + 1) % 15 == 0 || i == fit_n - 1) {
 			ksft_print_msg("%s\n", line);
 			n = 0;
@@ -208,14 +211,17 @@ static void test_rates(void)
  * second's share (500 us) at 500 ppm of the source's time until it is
  * taken, and takes the next share at the first accumulation after the
  * next NTP second, then steers off what the end of the share overshot:
- * between shares the clock pauses for up to a tick, a known fault
- * (NOTES.md; stock's slew runs on through the second). Three pauses of a
- * 4 ms tick in the window cost 6 us, 2 ppm: the limit, until that is
- * fixed. Seen: mostly within 0.03 ppm; -499.771 (CI, i386), -499.622,
- * -499.842 (2026-12-07, the fit's residuals stepping 1.55 us at one
- * second: a 3.1 ms pause). It was 0.09 ppm, and 1 before that.
+ * between shares the clock can pause, a known fault (NOTES.md; stock's
+ * slew runs on through the second). A pause lasts up to a tick (4 ms at
+ * HZ=250) and, for a slew that makes the clock slower, the 0.5 ms by
+ * which its share ends before the second. Two or three fall in the 3 s
+ * window; by least squares, two pauses of 4.5 ms at 1 and 2 s cost
+ * 2.0 ppm, three at 0.5, 1.5 and 2.5 s 2.4 ppm: the limit is 2.5 ppm,
+ * until that is fixed. Seen: mostly within 0.03 ppm; -499.771 (CI,
+ * i386), -499.622 and -499.842 (2026-12-07, the fit's residuals stepping
+ * 1.55 us at one second: a 3.1 ms pause). It was 0.09 ppm, and 1 before.
  */
-#define SS_RATE_PPM	2.0
+#define SS_RATE_PPM	2.5
 /*
  * How far it may pass its target: 12-124 ns since patch 17 (NOTES.md,
  * 2026-12-04), 17 ns on an idle host; 2 us is 16x, kept because CI noise needs

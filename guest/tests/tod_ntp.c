@@ -61,7 +61,6 @@ static void vsample(double *raw, double *tod)
 
 /* the last fit's residuals (ns), printed when a check on it fails */
 static double fit_res[RATE_SAMPLES];
-static int fit_n;
 
 static void print_fit(void)
 {
@@ -69,12 +68,12 @@ static void print_fit(void)
 	int i, n = 0;
 
 	ksft_print_msg("the fit's residuals, ns, every %d ms:\n", RATE_GAP_US / 1000);
-	for (i = 0; i < fit_n; i++) {
+	for (i = 0; i < RATE_SAMPLES; i++) {
 		/* snprintf() returns what it would have written: keep n inside line */
 		n += snprintf(line + n, sizeof(line) - n, " %8.0f", fit_res[i]);
 		if (n >= (int)sizeof(line))
 			n = sizeof(line) - 1;
-		if ((i + 1) % 15 == 0 || i == fit_n - 1) {
+		if ((i + 1) % 15 == 0) {
 			ksft_print_msg("%s\n", line);
 			n = 0;
 		}
@@ -82,12 +81,11 @@ static void print_fit(void)
 }
 
 /*
- * The rate of the tod clock against the raw clock over n * RATE_GAP_US
- * (3 s for RATE_SAMPLES), by a least squares line through n readings (in
- * ppm), and the RMS of the readings about that line (ns): the jitter the
- * fold leaves.
+ * The rate of the tod clock against the raw clock over 3 s, by a least
+ * squares line through RATE_SAMPLES readings (in ppm), and the RMS of the
+ * readings about that line (ns): the jitter the fold leaves.
  */
-static double rate_fit(int n, double *rms)
+static double rate_fit(double *rms)
 {
 	double x[RATE_SAMPLES], y[RATE_SAMPLES], mx = 0, my = 0, sxx = 0, sxy = 0, b, e = 0;
 	int i;
@@ -99,7 +97,7 @@ static double rate_fit(int n, double *rms)
 	 * after it (as on the stock clock), which a 3 s window sees as a
 	 * lower rate (493.6 ppm for a 500 ppm slew in one run).
 	 */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < RATE_SAMPLES; i++) {
 		struct timespec t0, t;
 
 		vsample(&x[i], &y[i]);
@@ -109,27 +107,26 @@ static double rate_fit(int n, double *rms)
 		while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
 		       RATE_GAP_US * 1000L);
 	}
-	for (i = n - 1; i >= 0; i--) {	/* relative to the first, kept to the end */
+	for (i = RATE_SAMPLES - 1; i >= 0; i--) {	/* relative to the first, kept to the end */
 		x[i] -= x[0];
 		y[i] -= y[0];
 	}
-	for (i = 0; i < n; i++) {
-		mx += x[i] / n;
-		my += y[i] / n;
+	for (i = 0; i < RATE_SAMPLES; i++) {
+		mx += x[i] / RATE_SAMPLES;
+		my += y[i] / RATE_SAMPLES;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < RATE_SAMPLES; i++) {
 		sxx += (x[i] - mx) * (x[i] - mx);
 		sxy += (x[i] - mx) * (y[i] - my);
 	}
 	b = sxy / sxx;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < RATE_SAMPLES; i++) {
 		double r = y[i] - (my + b * (x[i] - mx));
 
 		fit_res[i] = r;
 		e += r * r;
 	}
-	*rms = sqrt(e / n);
-	fit_n = n;
+	*rms = sqrt(e / RATE_SAMPLES);
 	return (b - 1) * 1e6;
 }
 
@@ -170,7 +167,7 @@ static void test_rates(void)
 	size_t i;
 	int ret, back, pass;
 
-	base = rate_fit(RATE_SAMPLES, &rms0);
+	base = rate_fit(&rms0);
 	ksft_print_msg("idle: %+.4f ppm against MONOTONIC_RAW, residual RMS %.0f ns\n", base, rms0);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		memset(&tx, 0, sizeof(tx));
@@ -178,7 +175,7 @@ static void test_rates(void)
 		tx.freq = steps[i].freq * 65536;
 		tx.tick = steps[i].tick;
 		ret = adj(CLOCK_TOD_REALTIME, &tx);
-		ppm = rate_fit(RATE_SAMPLES, &rms) - base;
+		ppm = rate_fit(&rms) - base;
 		memset(&tx, 0, sizeof(tx));
 		tx.modes = ADJ_FREQUENCY | ADJ_TICK;
 		tx.freq = 0;
@@ -294,7 +291,7 @@ static void test_singleshot(long us, int full)
 		snprintf(when, sizeof(when), "not seen");
 	else
 		snprintf(when, sizeof(when), "%.3f s after the request", started);
-	ppm = rate_fit(RATE_SAMPLES, &rms);
+	ppm = rate_fit(&rms);
 	/* the pauses between shares show as steps in the residuals */
 	if (ret < 0 || started < 0 || fabs(ppm * sign - 500) >= SS_RATE_PPM || rms > RATE_RMS_NS)
 		print_fit();

@@ -151,6 +151,17 @@ if [ -n "$msgs" ]; then
 			if (++shown <= 8) print "the series warned or failed (not allowed in this boot by guest/skips.list): " $0
 		}')
 fi
+# Stock's pr_warn_once "hrtimer: interrupt took N ns" (a timer interrupt
+# that ran long) is listed with its length, not failed: under TCG a host
+# that deschedules the vCPU makes it, and the unpatched kernel's boots
+# print it too (stock-base 20 ms, stock 17-60 ms; ts-hpet up to 813 ms,
+# where every HPET read traps to the emulator). Failing on it would fail
+# a correct kernel; the clocks' own checks judge what such a stall did.
+hrt=$(tr -d '\r' <"$serial" | grep -aoE 'hrtimer: interrupt took [0-9]+ ns' | head -1 || true)
+if [ -n "$hrt" ]; then
+	hrt=${hrt#hrtimer: interrupt took }
+	echo "noted (stock's warning, listed, not failed): hrtimer: interrupt took $((${hrt% ns} / 1000000)) ms"
+fi
 if [ ${#kcsan_other[@]} -gt 0 ]; then
 	echo "KCSAN reports outside the series (listed, not failed):"
 	printf '%s\n' "${kcsan_other[@]}" | sed 's/^.*BUG: KCSAN: /  /' | sort | uniq -c

@@ -180,6 +180,9 @@ case_ "a warning of the series more often than allowed fails" 1 "" \
 	"$WD"$'\n'"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "1:could_not_withdraw"
 case_ "an allowance for another warning does not allow this one" 1 "" \
 	"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "3:cannot_be_enabled"
+case_ "stock's hrtimer warning is listed with its length, and passes" 0 \
+	"noted (stock's warning, listed, not failed): hrtimer: interrupt took 306 ms" \
+	'[   12.3] hrtimer: interrupt took 306195159 ns' "$DONE0" --series-msgs "$tmp/msgs"
 if out=$(KSRC=$KSRC series_messages) && grep -qxF 'could not withdraw the unstable TSC:' <<<"$out" &&
 	grep -qxF 'newtod: no [vvar] pseudo file: the vDSO will not read the HPET' <<<"$out"; then
 	ok "series_messages: the series' pr_warn/pr_err formats, conversions cut out"

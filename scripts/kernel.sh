@@ -89,7 +89,21 @@ log "kernel: building ${KOUT#"$TOP"/} (ccache, -j$(nproc))"
 start=$(date +%s)
 targets=(bzImage)
 grep -q '^CONFIG_MODULES=y' "$KOUT/.config" && targets+=(modules)
-if ! kmake -s "${targets[@]}" >"$klog" 2>&1; then
+# Every 60 s while make runs: how long, and how many objects it has
+# compiled (a build from scratch takes minutes and make -s is silent).
+touch "$KOUT/.newtod-build-start"
+(
+	while sleep 60; do
+		n=$(find "$KOUT" -name '*.o' -newer "$KOUT/.newtod-build-start" 2>/dev/null | wc -l)
+		log "kernel: still building ${KOUT#"$TOP"/}: $(($(date +%s) - start)) s, $n objects compiled"
+	done
+) &
+beat=$!
+krc=0
+kmake -s "${targets[@]}" >"$klog" 2>&1 || krc=$?
+kill "$beat" 2>/dev/null || true
+wait "$beat" 2>/dev/null || true
+if [ "$krc" != 0 ]; then
 	grep -E 'error|Error|undefined reference' "$klog" | head -40 >&2 || true
 	die "kernel build failed: full log in ${klog#"$TOP"/}"
 fi

@@ -115,6 +115,28 @@ rm -f "$qstatus" "$wakes"
 python3 "$TOP/scripts/qemu-watch.py" "$mon" "$serial" "$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))" \
 	"$qstatus" "$wakes" &
 watcher=$!
+# LIVE_FD=N (scripts/test.sh): each program's result line, as the guest
+# prints it, goes to fd N ("  NAME: ok 3 tod_core # 12.3s"), read every 2 s
+# and once more when QEMU has exited ($jobdir/ended).
+follower=''
+if [ -n "${LIVE_FD:-}" ] && [ "$job" = test ] && [ "${V:-0}" != 1 ]; then
+	(
+		shown=0
+		while :; do
+			# the last pass: QEMU has exited, or this script has (died)
+			[ -e "$jobdir/ended" ] || ! kill -0 "$$" 2>/dev/null && last=1 || last=0
+			now=$(tr -d '\r' 2>/dev/null <"$results" | grep -acE '^(not )?ok [0-9]+ ' || true)
+			if [ "$now" -gt "$shown" ]; then
+				tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+ ' |
+					sed -n "$((shown + 1)),${now}p" | sed "s/^/  ${name#test-}: /"
+				shown=$now
+			fi
+			[ "$last" = 1 ] && break
+			sleep 2
+		done
+	) >&"$LIVE_FD" &
+	follower=$!
+fi
 if [ "${V:-0}" = 1 ]; then
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
 		-serial stdio -serial "file:$results" </dev/null | tee "$serial" || qrc=$?
@@ -125,6 +147,10 @@ else
 fi
 kill "$watcher" 2>/dev/null || true
 wait "$watcher" 2>/dev/null || true
+if [ -n "$follower" ]; then
+	touch "$jobdir/ended"
+	wait "$follower" 2>/dev/null || true
+fi
 [ "$qrc" = 124 ] || [ "$qrc" = 137 ] && timed_out=1
 if [ "$timed_out" = 0 ] && [ "$qrc" != 0 ]; then
 	cat "$RESULTS/$name-qemu.log" >&2 2>/dev/null || true

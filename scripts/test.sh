@@ -47,6 +47,9 @@ if [ "$list" = 0 ]; then
 	fi
 fi
 passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' ' digest=''
+# fd 3: this script's output, where qemu.sh streams each program's result
+# while the guest runs (its own output is captured and judged after)
+exec 3>&1
 
 # failures NAME OUT: a failed boot's failing lines, each failing case with
 # the last five diagnostics printed before it (from its results file), at most 16
@@ -62,6 +65,29 @@ failures() {
 			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:|TAP version|1\.\.)/ { r[n++ % 5] = $0 }' "$res"
 		fi
 	} | awk -v b="$name" '{ sub(/^[ \t]+/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
+}
+
+# detail NAME: where a boot fails, each failing program's last 20 lines
+# of output (or, if the boot ended inside one, the unfinished program's),
+# then the console's last 10 lines, with the paths of the whole logs
+detail() {
+	local name=$1 res=$RESULTS/test-$1-results.txt ser=$RESULTS/test-$1-serial.log
+	if [ -f "$res" ]; then
+		tr -d '\r' <"$res" | awk -v b="$name" '
+			function last(head) {
+				print "-- " b ": " head ", its last lines:"
+				for (i = (n > 20 ? n - 20 : 0); i < n; i++) print "   " buf[i % 20]
+			}
+			/^# selftest: / { prog = substr($0, 13); n = 0; next }
+			/^not ok [0-9]+ / { last($0); prog = ""; n = 0; next }
+			/^ok [0-9]+ / { prog = ""; n = 0; next }
+			{ buf[n++ % 20] = $0 }
+			END { if (prog != "") last(prog " did not finish") }'
+	fi
+	if [ -f "$ser" ]; then
+		echo "-- $name: the console's last 10 lines (whole logs: ${ser#"$TOP"/}, ${res#"$TOP"/}):"
+		tr -d '\r' <"$ser" | tail -10 | sed 's/^/   /'
+	fi
 }
 
 # kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
@@ -131,7 +157,7 @@ while read -r name params; do
 	first=0
 	echo "== boot $name${params:+ ($params)}$([ "$kernel" = default ] || echo " on ${kout#"$TOP"/}")"
 	rc=0
-	out=$(KOUT=$kout APPEND="newtod.boot=$name $params ${APPEND:-}" \
+	out=$(KOUT=$kout APPEND="newtod.boot=$name $params ${APPEND:-}" LIVE_FD=3 \
 		"$TOP/scripts/qemu.sh" --job test "${opts[@]}" --name "test-$name" --timeout "$tmo" 2>&1) || rc=$?
 	printf '%s\n' "$out" | grep -v -E '^>>> qemu: booting' || true
 	counts=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1 || true)
@@ -139,6 +165,7 @@ while read -r name params; do
 	read -r p _ f _ s _ <<<"${counts//,/}"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
 	if [ "$rc" != 0 ]; then
+		detail "$name"
 		bad+=("$name")
 		digest+="$(failures "$name" "$out")"$'\n'
 	fi

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # newtod: the 2005 "new timeofday core" rebuilt on Linux 6.12, built and
 # measured in QEMU. 'make help' lists the targets.
 
@@ -36,70 +37,90 @@ RUN_TIMEOUT ?= 600
 shquote = $(subst ','\'',$(1))
 
 .PHONY: kernel-base test-stock test-stock-base stock-hostcheck kst-base
-.PHONY: help deps deps-host deps-i386 tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
+.PHONY: help deps deps-host tree kernel kernel-debug kernel-kcsan kernel-i386 check test-kcsan test-i386 test-i386-full debug-check \
 	guest-bin guest-bin32 initramfs initramfs-i386 test bench bench-notes limits bench-host shell run patches \
 	checkpatch lint hostcheck harness-check series-check series-check-i386 bench-i386 shellcheck clean distclean
 
 help:
-	@echo "newtod: new timeofday core on Linux 6.12, in QEMU"
+	@echo "newtod: the 2005 new timeofday core on Linux 6.12, built and tested in QEMU (TCG)."
+	@echo "Every target builds what it needs first. Logs and results: build/results/."
 	@echo
-	@echo "  make test        build what is stale, boot, run KUnit + guest tests; ends 'N passed, N failed'"
-	@echo "                   (boots.list: eight boots of the kernel, one of the debug kernel's stress set,"
-	@echo "                   three of the i386 kernel in qemu-system-i386; the last boot of each kernel"
-	@echo "                   runs the stock timers and vDSO selftests)"
-	@echo "  make check       the inner loop: stale parts rebuilt, one boot with KUnit and a smoke set"
-	@echo "                   (each tod id, one switch, adjtimex, the PTP clock); not a substitute for 'make test'"
-	@echo "  make test-kcsan  the debug boot's stress set on a KCSAN kernel (not part of 'make test')"
-	@echo "  make test-i386   only the i386 boots of 'make test': the i386 kernel (qemu-system-i386)"
-	@echo "                   on the TSC with KUnit, then on the HPET; 32-bit programs"
-	@echo "  make test-i386-full  those and i386-pit (the PIT's checks, tod_core over 10 s)"
-	@echo "  make test-stock  the stock timers and vDSO selftests on the patched kernels: make test's stock"
-	@echo "                   and i386-stock boots and the on-demand stock-set, i386-stock-set (skew_consistency,"
-	@echo "                   set-2038, and adjtick on i386: about 23 minutes)"
-	@echo "  make test-stock-base  the stock timers and vDSO selftests (boots stock,"
-	@echo "                   stock-set) on the unpatched tree (tag base, build/linux-base; guest/kernel.config"
-	@echo "                   less the series' options: guest/kernel-base.config, build/kbuild-base), one boot"
+	@echo "The two commands"
+	@echo "  make test        everything: packages, tree, three kernels, two initramfs, the harness's own"
+	@echo "                   checks, then every boot of guest/boots.list not marked on-demand; each"
+	@echo "                   program's result streams as it ends; closes 'N passed, N failed[, N skipped]'"
+	@echo "  make bench       one guest boot: syscall, tod vDSO and stock vDSO side by side, ratios,"
+	@echo "                   perf stat, hyperfine; table, JSON and chart in build/results/bench-latest"
+	@echo
+	@echo "Inner loop"
+	@echo "  make check       one boot: KUnit and a smoke set (each tod id, a switch, adjtimex, PTP)"
+	@echo "  make run CMD='...' [EXTRA=DIR]  run CMD in the guest (EXTRA's files in /extra); its exit status"
+	@echo "  make shell       a guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
+	@echo "  make test ONLY='BOOT... @KERNEL...'  only those boots (@i386: the i386 kernel's); says it is partial"
+	@echo
+	@echo "Other boots"
+	@echo "  make test-i386   the i386 kernel's boots of make test (qemu-system-i386)"
+	@echo "  make test-i386-full  those and the on-demand i386-pit and i386-stock-set"
+	@echo "  make test-kcsan  the debug stress set on a KCSAN kernel, then its planted race (debug-check kcsan)"
+	@echo "  make test-stock  the stock timers and vDSO selftests: make test's stock boots and the"
+	@echo "                   on-demand stock-set, i386-stock-set"
+	@echo "  make test-stock-base  the same selftests on the unpatched tree (build/linux-base, kbuild-base)"
 	@echo "  make debug-check provoke each class of debug-kernel report; each must fail its boot"
-	@echo "  make bench       one guest boot: bench/gtod paths side by side, table + JSON in build/results/"
-	@echo "  make bench BOOTS=N  the same in N boots: each ratio's median and range over the boots"
-	@echo "  make bench-i386  the same bench/gtod, sections and retries in the i386 guest (no hyperfine, perf)"
-	@echo "  make bench-notes rewrite NOTES.md's generated benchmark section from build/results/bench-latest"
-	@echo "  make limits      the tests' limits against the figures of make test runs (RUNS='DIR...', build/results)"
-	@echo "                   (its summary, with the run's date, commit and command; a dirty or failed run"
-	@echo "                   is refused: NOTES_ARGS='--allow-dirty --allow-failed' quotes it anyway)"
-	@echo "  make bench-host  build/linux's tod vDSO reader timed and checked on this host's CPU, no guest;"
-	@echo "                   JSON in build/results/host-todread.json"
-	@echo "  make shell       interactive guest shell ('exit' leaves; Ctrl-a x kills QEMU)"
-	@echo "  make run CMD='...' [EXTRA=dir]"
-	@echo "                   run CMD in the guest (EXTRA's files in /extra); returns its exit status"
-	@echo "  make deps        install Debian packages (as root), download the i386 guest's busybox"
-	@echo "                   (dpkg --add-architecture i386 for that download; nothing i386 is installed);"
-	@echo "                   only the i386 targets need the busybox (make deps-i386)"
-	@echo "  make tree        unpack linux-source-6.12 into build/linux (tag 'base') and apply kernel-patches/"
-	@echo "  make kernel      build the guest kernel (tinyconfig + guest/kernel.config, ccache)"
-	@echo "  make kernel-debug / kernel-kcsan   the same plus guest/kernel-{debug,kcsan}.config,"
-	@echo "                   in build/kbuild-debug, build/kbuild-kcsan"
-	@echo "  make kernel-base the same kernel from the unpatched tree (build/linux-base, build/kbuild-base)"
-	@echo "  make kernel-i386 the guest kernel for i386 (+ guest/kernel-i386.config), in build/kbuild-i386"
-	@echo "  make initramfs   build the guest initramfs (busybox, tests, bench, perf, hyperfine)"
-	@echo "  make initramfs-i386  the i386 guest's: i386 busybox, the 32-bit tests (build/initramfs-i386.cpio)"
-	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
-	@echo "  make lint        scripts/checkpatch.pl --strict over the series, then sparse (C=2), W=1 and"
-	@echo "                   kernel-doc -Wall over the files and lines it adds ('make checkpatch': the same)"
-	@echo "  make series-check  build the kernel at every patch of the series (bisectable?)"
-	@echo "  make series-check-i386  the same for the i386 guest kernel"
-	@echo "  make hostcheck   host-side tests of the harness (result parsing, scripts)"
-	@echo "  make stock-hostcheck  host-side tests of the stock selftests' wrapper (guest/tests/kselftest-stock.sh"
-	@echo "                   under busybox, the kselftest runner, fake selftests) and guest/stock-xfail.list"
-	@echo "  make harness-check  boot guests that fail, panic and hang; expect each to be caught"
-	@echo "  make clean       remove build outputs (keeps build/linux); distclean removes build/"
+	@echo "  make harness-check  boot guests that fail, panic and hang; each must be caught"
 	@echo
-	@echo "Variables: APPEND='kernel params'  QEMU_OPTS='qemu options'  V=1 (show console)"
+	@echo "Benchmarks"
+	@echo "  make bench BOOTS=N  the bench in N boots: each ratio's median and range"
+	@echo "  make bench-i386  the bench in the i386 guest (no hyperfine, perf)"
+	@echo "  make bench-host  the tod vDSO reader compiled for user space, timed on this host's CPU"
+	@echo "  make bench-notes rewrite NOTES.md's generated bench section from build/results/bench-latest"
+	@echo "  make limits      the tests' limits against the figures of make test runs (RUNS='DIR...')"
+	@echo
+	@echo "The patch series and lint"
+	@echo "  make patches     export build/linux base..HEAD into kernel-patches/"
+	@echo "  make lint        checkpatch --strict over the series, then sparse, W=1, kernel-doc over what it adds"
+	@echo "  make checkpatch  the same as make lint (its older name, which the developers' guide uses)"
+	@echo "  make series-check  build the kernel at every patch (FROM=N: from patch N)"
+	@echo "  make series-check-i386  the same for the i386 kernel"
+	@echo "  make shellcheck  shellcheck over every script"
+	@echo
+	@echo "Checks of the harness"
+	@echo "  make hostcheck   the harness's host-side tests (make test runs them first)"
+	@echo "  make stock-hostcheck  the stock selftests' wrapper under busybox, and guest/stock-xfail.list"
+	@echo
+	@echo "Pieces (each target above builds them as needed)"
+	@echo "  make deps        install Debian's packages (root) and download the i386 guest's busybox"
+	@echo "  make deps-host   the packages only (what every x86-64 target needs)"
+	@echo "  make tree        unpack linux-source-6.12 into build/linux (tag base), apply kernel-patches/"
+	@echo "  make kernel      the guest kernel (tinyconfig + guest/kernel.config) in build/kbuild"
+	@echo "  make kernel-debug, kernel-kcsan, kernel-i386, kernel-base"
+	@echo "                   the same plus guest/kernel-NAME.config, in build/kbuild-NAME"
+	@echo "                   (kernel-base: the unpatched tree, build/linux-base)"
+	@echo "  make guest-bin, guest-bin32  the static test and bench programs (64-bit, 32-bit)"
+	@echo "  make initramfs, initramfs-i386  the guests' initramfs images"
+	@echo "  make kst-base    the kselftest runner of the unpatched tree, for stock-hostcheck"
+	@echo "  make clean       remove every build output but build/linux (the tree, with any work in it)"
+	@echo "  make distclean   remove build/ whole"
+	@echo "  make help        this list"
+	@echo
+	@echo "Settings (make VAR=value, or the environment)"
+	@echo "  TEST_TIMEOUT=$(TEST_TIMEOUT)  seconds per boot of make test and its kin"
+	@echo "  STOCK_BASE_TIMEOUT=$(STOCK_BASE_TIMEOUT)  the same for make test-stock-base"
+	@echo "  BENCH_TIMEOUT=$(BENCH_TIMEOUT)  seconds for a bench boot;  RUN_TIMEOUT=$(RUN_TIMEOUT)  for make run"
+	@echo "  ONLY='...'       the boots make test runs (above);  BOOTS=N  bench boots"
+	@echo "  APPEND='...'     more kernel parameters;  QEMU_OPTS='...'  more QEMU options"
+	@echo "  TSC_PARAM=...    replaces tsc=reliable on the kernel command line (empty: none)"
+	@echo "  (another kernel in run or shell: call the runner itself, e.g."
+	@echo "   KOUT=build/kbuild-debug scripts/qemu.sh --job run --cmd '...'; its head comment says more)"
+	@echo "  V=1              show the guest console while it runs"
+	@echo "  RUNS='DIR...'    results directories for make limits;  NOTES_ARGS='...'  for make bench-notes"
+	@echo "  TODREAD_ARGS='--iters N --rounds N'  for make bench-host"
+	@echo "  FROM=N           make series-check from patch N;  FORCE_TREE=1  rebuild build/linux even with work in it"
+	@echo "  CONFIG_CHECK=warn  a fragment option the kernel lost warns instead of failing"
 
 deps:
 	@scripts/deps.sh all
 
-# What every target needs: the packages, not the i386 busybox (deps-i386),
+# What every target needs: the packages, not the i386 busybox (which make deps also downloads),
 # so that a user without root can build and boot the x86-64 guest once
 # they are installed.
 deps-host:
@@ -398,16 +419,16 @@ $(GBIN32)/tests/bracket2ktap: guest/tests/bracket2ktap.sh
 initramfs: guest-bin
 	@scripts/initramfs.sh
 
-# The i386 guest's busybox (and the packages): only the i386 targets need it.
-deps-i386:
-	@scripts/deps.sh all
-
-initramfs-i386: guest-bin32 deps-i386
+# The i386 guest's busybox (make deps downloads it): only the i386 targets
+# need it.
+initramfs-i386: guest-bin32 deps
 	@KARCH=i386 scripts/initramfs.sh
 
 # --- running the guest --------------------------------------------------------
+# ONLY='BOOT... @KERNEL...' runs those boots alone (scripts/test.sh), and
+# says so: a partial run, not make test's verdict.
 test: hostcheck kernel kernel-debug kernel-i386 initramfs initramfs-i386
-	@env -u ONLY scripts/test.sh $(TEST_TIMEOUT)
+	@ONLY='$(call shquote,$(ONLY))' scripts/test.sh $(TEST_TIMEOUT)
 
 # The inner loop: the kernel and test binaries brought up to date, then one
 # boot of the normal kernel with KUnit and the smoke set ('check' in
@@ -425,13 +446,13 @@ test-kcsan: kernel-kcsan initramfs
 # the two @i386 boots of make test (not the on-demand i386-pit), on the TSC
 # with KUnit and on the HPET.
 test-i386: kernel-i386 initramfs-i386
-	@ONLY="$$(awk '$$1 !~ /^#/ && $$2 == "@i386" { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
+	@ONLY=@i386 scripts/test.sh $(TEST_TIMEOUT)
 
 # Every i386 boot of boots.list, the on-demand ones too (i386-pit: ts-pit's
 # checks less xthread and S3, and tod_core's 10 s rates on i386, left out
 # of make test).
 test-i386-full: kernel-i386 initramfs-i386
-	@ONLY="$$(awk '/^[ \t]*(#|$$)/ { next } { k = $$2 == "on-demand" ? $$3 : $$2 } k == "@i386" { printf "%s ", $$1 }' '$(TOP)/guest/boots.list')" scripts/test.sh $(TEST_TIMEOUT)
+	@ONLY='@i386 i386-pit i386-stock-set' scripts/test.sh $(TEST_TIMEOUT)
 
 # The stock selftests of make test (the stock and stock-set boots' lines of
 # guest/tests.list) on the unpatched kernel (make kernel-base), in one boot
@@ -540,9 +561,14 @@ shellcheck:
 	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \
 		guest/tests/bracket2ktap.sh guest/tests/kselftest-stock.sh
 
+# Every build output: the kernels' build directories (build/kbuild*, the
+# series-check's too), the guest binaries, the initramfs images, results
+# and logs. build/linux (the patched tree, with work in it) and its
+# worktree build/linux-base stay; distclean removes build/ whole.
 clean:
-	rm -rf $(KOUT) $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) $(BUILD)/initramfs.* \
-		$(BUILD)/initramfs-i386.* $(BUILD)/*.log
+	rm -rf $(BUILD)/kbuild $(BUILD)/kbuild-* $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) \
+		$(BUILD)/initramfs.* $(BUILD)/initramfs-i386.* $(BUILD)/*.log $(BUILD)/kselftest-base \
+		$(BUILD)/busybox-i386 $(BUILD)/cover-tail.txt
 
 distclean:
 	rm -rf $(BUILD)

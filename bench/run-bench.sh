@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of 'make bench': one boot, every path interleaved over rounds
 # in a shuffled order. Raw figures are framed by @@JSON-BEGIN/@@JSON-END so
 # the host can save them. Every ratio the summary prints comes from one

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest test runner: runs every line of /tests/tests.list in turn, prints KTAP
 # the way the kselftest runner does: each program's own output prefixed
 # with "# ", then one "ok N name" or "not ok N name" line per program, from

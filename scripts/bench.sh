@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host side of 'make bench': BOOTS guest boots (default 1) running
 # bench/run-bench.sh. Each run writes into a fresh directory,
 # $RESULTS/bench-DATE-COMMIT (boot1/, boot2/, ... when BOOTS > 1), and

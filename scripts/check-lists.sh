@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Check the lists that drive 'make test' against each other, so that no
 # line is silently never run:
 #   - every boot tag of tests.list (one, or several joined by commas)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Judge one guest run from its two logs:
 #   SERIAL   the kernel console (ttyS0): panics, WARNING:, BUG:, Oops, KUnit KTAP
 #   RESULTS  what the guest job wrote to ttyS1: TAP and the @@NEWTOD-DONE marker

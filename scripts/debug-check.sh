@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Show that every class of debug-kernel report fails a run: boot the debug
 # kernel once per class with a job that loads the test timesource module
 # with provoke=CLASS (a deliberate lock inversion, out-of-bounds write, ...)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Install what the project needs from Debian's archive. Idempotent: when every
 # package is already there it only checks and returns.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Live checks of the harness: every way a run can go wrong must make it exit
 # non-zero, and 'make run' must return the guest command's status.
 #   - a failing guest test         (newtod.selftest=fail)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # make hostcheck's replay of scripts/deps.sh on machines it cannot be run on:
 # apt-get, apt-cache, dpkg, dpkg-query, dpkg-deb, readelf, id and sleep are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host-side tests of the harness itself: the run judge (check-run.sh) on
 # canned console/result logs for every way a guest run can go wrong, and
 # ShellCheck over every script. Output is TAP; fails on any "not ok".
@@ -382,6 +383,29 @@ if [ "$one" = "i386 build/kbuild-i386 i386-hpet build/kbuild-i386 " ]; then
 	ok "ONLY='i386-hpet i386' runs the two i386 boots, in boots.list's order, on the i386 kernel"
 else
 	notok "ONLY='i386-hpet i386' runs the two i386 boots, in boots.list's order, on the i386 kernel: it would run '$one'"
+fi
+one=$(ONLY='@i386' "$TOP/scripts/test.sh" --list 2>&1 | awk '{ print $1 }' | tr '\n' ' ') || true
+if [ "$one" = "i386 i386-hpet i386-stock " ]; then
+	ok "ONLY=@i386 runs the i386 kernel's boots that are not on-demand"
+else
+	notok "ONLY=@i386 runs the i386 kernel's boots that are not on-demand: it would run '$one'"
+fi
+# make help names every target of the Makefile's .PHONY lines and every
+# setting it defaults with ?=
+help=$(make -s -C "$TOP" --no-print-directory help 2>&1) || true
+missing=$(
+	sed -n '/^\.PHONY:/,/[^\\]$/p' "$TOP/Makefile" | sed 's/^\.PHONY://; s/\\$//' | tr -s ' \t' '\n' |
+		grep -v '^$' | sort -u | while read -r t; do
+		grep -qE "make ([a-z0-9-]+, )*$t([ ,]|\$)" <<<"$help" || printf '%s ' "$t"
+	done
+	grep -oE '^[A-Z_]+ \?=' "$TOP/Makefile" | cut -d' ' -f1 | while read -r v; do
+		grep -q "$v=" <<<"$help" || printf '%s ' "$v"
+	done
+)
+if [ -z "$missing" ] && [ -n "$help" ]; then
+	ok "make help names every .PHONY target and every ?= setting"
+else
+	notok "make help names every .PHONY target and every ?= setting: it lacks ${missing:-everything (no output)}"
 fi
 rc=0
 one=$(ONLY='i386 i368' "$TOP/scripts/test.sh" --list 2>&1) || rc=$?

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest's base initramfs (newc cpio, uncompressed: QEMU loads it,
 # no decompressor needed in the tiny kernel) into $BUILD/initramfs.cpio:
 # busybox-static, the guest init and test runner, the static test and bench

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Judge the logs a finished make test left (test-BOOT-serial.log and
 # test-BOOT-results.txt in RESULTS) again, with this tree's lists, as
 # scripts/test.sh judges each boot: the same check-run.sh options. For a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Configure and build the guest kernel out of tree ($KOUT): tinyconfig plus
 # the fragments of FRAGMENTS (space-separated, later ones win; default
 # guest/kernel.config), ccache, all cores, for KARCH (x86_64, or i386 for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """The guest tests' numeric limits against the figures the runs printed.
 
 Usage: scripts/limits.py RESULTS_DIR...

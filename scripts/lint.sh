@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # 'make lint' beyond checkpatch: sparse (C=2), the compiler at W=1 and
 # kernel-doc -Wall over the C files the series adds or changes (and Sphinx
 # and get_abi.pl over its documentation, at the end), in the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Used while rebasing the series in build/linux (git rebase -x): keep the
 # MAINTAINERS entry of the new timeofday core listing every file the series
 # has added so far, so that checkpatch's "does MAINTAINERS need updating?"

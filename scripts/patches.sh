@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The patch series in kernel-patches/.
 #   patches.sh export      base..HEAD of $KSRC -> kernel-patches/ (git format-patch),
 #                          keeping the hand-written 0000-cover-letter.patch

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Print guest/plans.list from the results of the boots of the last make test
 # (build/results/test-BOOT-results.txt): BOOT NAME CASES for each program
 # that reported, CASES its plan ("# 1..N"; 0 for a whole-program skip).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Watch a guest through QEMU's human monitor while it runs.
 
 Usage: qemu-watch.py MONITOR_SOCKET SERIAL_LOG ASK_AFTER_S STATUS_FILE WAKE_FILE [S3_LIMIT_S]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the guest kernel in QEMU (TCG) and run one job in it.
 # Usage: qemu.sh --job test|bench|run|shell [--cmd CMD] [--extra DIR]
 #                [--timeout SECS] [--name NAME] [--tap] [--kunit]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest kernel at every patch of the series (bisectability): a git
 # worktree of $KSRC at each commit of base..HEAD, built out of tree with the
 # same configuration as 'make kernel' (KARCH=i386 and FRAGMENTS: as 'make

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host-side checks of the stock selftests' wrapper and lists, no guest:
 #   - guest/tests/kselftest-stock.sh under busybox sh alone (as in the
 #     guest: busybox applets only, and, as root, without /usr/bin/perl,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Write NOTES.md's generated 'make test' section from a run's output.
 
 Usage: scripts/test-notes.py LOG --commit HASH --date 'YYYY-MM-DD HH:MM UTC'

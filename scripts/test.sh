@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # 'make test' in the guest: one boot per line of guest/boots.list, each
 # running its tests from guest/tests.list, with the skips guest/skips.list
 # expects of it; KUnit is counted from the log of the first boot of each
@@ -10,9 +11,12 @@
 # status if any boot failed.
 # Usage: test.sh [TIMEOUT_PER_BOOT | --list]
 #   --list         prints the boots that would run (NAME KOUT PARAMS), no boot
-#   ONLY='NAME...' runs only the boots it names (space-separated). A boot
-#                  marked on-demand in boots.list runs only when ONLY names
-#                  it (make check, make test-kcsan). On a KCSAN kernel data races fail the run
+#   ONLY='NAME...' runs only the boots it names (space-separated); a word
+#                  @KERNEL names every boot of that kernel (@i386: the
+#                  boots on build/kbuild-i386; @default: those on
+#                  build/kbuild) that is not on-demand. A boot marked
+#                  on-demand in boots.list runs only when ONLY names it
+#                  (make check, make test-kcsan). On a KCSAN kernel data races fail the run
 #                  only when they name a function of the series.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -23,12 +27,16 @@ tmo=${1:-900} list=0
 [[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
 boot_names=$(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")
+boot_kernels=$(awk '/^[ \t]*(#|$)/ { next } { k = $2 == "on-demand" ? $3 : $2; printf "%s ", k ~ /^@/ ? k : "@default" }' "$TOP/guest/boots.list")
 read -ra only <<<"${ONLY:-}"
 ONLY=${only[*]}
 for w in "${only[@]}"; do
-	[[ " $boot_names" == *" $w "* ]] ||
-		die "ONLY names '$w', which is not a boot of guest/boots.list (${boot_names% }): fix the name"
+	[[ " $boot_names $boot_kernels" == *" $w "* ]] ||
+		die "ONLY names '$w', which is not a boot of guest/boots.list (${boot_names% }) nor a kernel of its boots (@KERNEL): fix the name"
 done
+[ -z "$ONLY" ] || [ "${1:-}" = --list ] ||
+	echo "NOTE: ONLY='$ONLY': only these boots run; the verdict is theirs, not make test's"
+
 # Every kernel the boots want, before the first boot: not after an hour of
 # the others
 if [ "$list" = 0 ]; then
@@ -105,12 +113,8 @@ kunit_off() {
 }
 while read -r name params; do
 	case "$name" in '' | '#'*) continue ;; esac
-	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
-		continue
-	fi
 	ondemand=0
 	if [[ $params == on-demand || $params == "on-demand "* ]]; then
-		[[ " ${ONLY:-} " == *" $name "* ]] || continue
 		read -r _ params <<<"$params"
 		ondemand=1
 	fi
@@ -119,6 +123,11 @@ while read -r name params; do
 		read -r kernel params <<<"$params"
 		kernel=${kernel#@}
 		kout=$BUILD/kbuild-$kernel
+	fi
+	# named, or (not on-demand) its kernel named, or no ONLY at all
+	if [[ " ${ONLY:-} " != *" $name "* ]]; then
+		[ "$ondemand" = 0 ] || continue
+		[ -z "${ONLY:-}" ] || [[ " $ONLY " == *" @$kernel "* ]] || continue
 	fi
 	if [ "$list" = 1 ]; then
 		first=0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Prepare the kernel tree in $KSRC: the pristine linux-source-6.12 import,
 # tagged 'base', with kernel-patches/*.patch applied by 'git am -3'.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # bracket2ktap [-p TEXT] PROGRAM [ARGS...]: run a selftest that reports in
 # the "[RUN]" / "[OK]" / "[FAIL]" / "[SKIP]" style of the x86 and vDSO
 # selftests (vdso_test_correctness), and print its output with a KTAP plan

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The kernel's own (stock) selftests, run unmodified through the kselftest
 # runner (tools/testing/selftests/kselftest/runner.sh, the one the
 # selftests' Makefiles and run_kselftest.sh source), made into ONE KTAP

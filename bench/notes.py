@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# SPDX-License-Identifier: GPL-2.0
 """Write one 'make bench' run's summary into NOTES.md, and its record.
 
     notes.py [--allow-dirty] [--allow-failed] RUN_DIR NOTES_MD

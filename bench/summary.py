@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# SPDX-License-Identifier: GPL-2.0
 """Summarise one 'make bench' run: the issue's ratios against their targets.
 
 Reads the JSON of one run directory (build/results/bench-DATE-COMMIT, with

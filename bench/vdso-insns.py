@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# SPDX-License-Identifier: GPL-2.0
 """Instructions on the common path of vDSO entry points, from objdump.
 
 usage: vdso-insns.py VDSO64_SO_DBG FUNCTION...

@@ -26,9 +26,9 @@
  *  - the kernel logged no "WARNING", "BUG" or "Oops" meanwhile (/dev/kmsg
  *    from its end at the start; the program's own record written there at
  *    the start must be seen, so the scan is known to work);
- *  - every 20000 calls a leap second episode (leap_episode()): each one
- *    ends in a leap second of its kind (inserted or deleted) that the
- *    kernel logs while the episode runs. The fuzzing itself may arm a leap
+ *  - every 20000 calls a leap second episode (leap_prepare()): each one
+ *    ends in exactly one leap second, of its kind (inserted or deleted),
+ *    that the kernel logs while the episode runs. The fuzzing itself may arm a leap
  *    and set the clock just before a midnight: such leaps outside the
  *    episodes are legitimate, counted and printed, not checked.
  *
@@ -282,6 +282,7 @@ static void *reader_fn(void *arg)
 
 struct kscan {
 	int records, marker, bad;	/* records read, our start record seen, bad ones */
+	int lost;			/* times records were overwritten before we read them */
 	int ins, del;			/* the core's leap second notices */
 };
 
@@ -297,8 +298,10 @@ static void kmsg_drain(int fd, const char *mark, struct kscan *k)
 
 	for (;;) {
 		n = read(fd, buf, sizeof(buf) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on from the next */
+		if (n < 0 && errno == EPIPE) {
+			k->lost++;	/* overwritten records: go on from the next */
+			continue;
+		}
 		if (n <= 0)
 			break;
 		buf[n] = 0;
@@ -320,48 +323,66 @@ static void kmsg_drain(int fd, const char *mark, struct kscan *k)
 }
 
 /*
- * A leap second episode: the tod clock set to 1.02 s before a leap
- * (midnight for an insertion, 23:59:59 for a deletion), the state reset
- * to TIME_OK (STA_PLL on, off) and STA_INS or STA_DEL armed. As in the
- * stock kernel the state machine runs once per second: the flag is seen
- * at the next second (20 ms later), the leap at the one after. For the
- * next 1.3 s the fuzzing goes on without ADJ_STATUS, ADJ_SETOFFSET or
- * settime, one call a millisecond, so the leap second happens under random
- * frequency, tick and offset changes, with the CPUs partly idle.
+ * A leap second episode: the tod clock set to 1.2 s before a leap
+ * (midnight for an insertion, 23:59:59 for a deletion) and the state
+ * reset to TIME_OK (STA_PLL on, off; leap_prepare()), then STA_INS or
+ * STA_DEL armed (leap_arm()). As in the stock kernel the state machine
+ * runs once per second: the flag is seen at the next second (200 ms
+ * later), the leap at the one after. For the next EPISODE_NS the fuzzing
+ * goes on without ADJ_STATUS, ADJ_SETOFFSET or settime, one call a
+ * millisecond, so the leap second happens under random frequency and tick
+ * changes, with the CPUs partly idle (ADJ_OFFSET does nothing there: the
+ * reset turned the PLL off). The episode must log exactly one leap second,
+ * of its kind: after an insertion the clock crosses midnight a second time
+ * 1 s later, and a core that inserted again would log a second one.
  */
-static int leap_episode(void)
+#define EPISODE_NS	(2800 * MSEC)	/* 2.2 s of tod time at the slowest rate, 0.899 */
+
+static void leap_prepare(int ins)
 {
 	struct timespec now, ts;
-	struct timex tx;
-	int ins = one_in(2);
+	struct timex tx = { .modes = ADJ_STATUS, .status = STA_PLL };
 
 	syscall(TOD_SYS_clock_gettime, CLOCK_TOD_REALTIME, &now);
 	ts.tv_sec = (now.tv_sec / 86400 + 1) * 86400 - (ins ? 2 : 3);
-	ts.tv_nsec = NSEC - 20 * MSEC;
-	syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts);
-	tx = (struct timex){ .modes = ADJ_STATUS, .status = STA_PLL };
-	adj(CLOCK_TOD_REALTIME, &tx);
-	tx = (struct timex){ .modes = ADJ_STATUS | ADJ_MAXERROR, .status = ins ? STA_INS : STA_DEL };
-	adj(CLOCK_TOD_REALTIME, &tx);
-	return ins;
+	ts.tv_nsec = NSEC - 200 * MSEC;
+	if (syscall(TOD_SYS_clock_settime, CLOCK_TOD_REALTIME, &ts))
+		ksft_print_msg("leap second episode: clock_settime: %s\n", strerror(errno));
+	if (adj(CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_print_msg("leap second episode: ADJ_STATUS STA_PLL: %s\n", strerror(errno));
+}
+
+static void leap_arm(int ins)
+{
+	struct timex tx = { .modes = ADJ_STATUS | ADJ_MAXERROR, .status = ins ? STA_INS : STA_DEL };
+
+	if (adj(CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_print_msg("leap second episode: ADJ_STATUS %s: %s\n",
+			       ins ? "STA_INS" : "STA_DEL", strerror(errno));
 }
 
 /*
- * The end of a leap second episode: the kernel log since its start must
- * hold a leap second of its kind. Returns 1 if it does.
+ * The end of a leap second episode: the kernel log since its start (the
+ * reset done, the flag not yet armed) must hold exactly one leap second,
+ * of its kind. A query first accumulates, so that a leap due by now is
+ * applied and logged even if no tick has run since (a stalled vCPU).
+ * Returns 1 if it does.
  */
 static int episode_check(int kfd, const char *mark, struct kscan *k, const struct kscan *at,
 			 int ins, int64_t nr)
 {
-	int got;
+	struct timex q = { .modes = 0 };
+	int mine, other;
 
+	adj(CLOCK_TOD_REALTIME, &q);
 	kmsg_drain(kfd, mark, k);
-	got = ins ? k->ins - at->ins : k->del - at->del;
-	if (got < 1)
-		ksft_print_msg("leap second episode %" PRId64 " (%s): the kernel logged no %s leap second (inserted %d, deleted %d meanwhile)\n",
-			       nr, ins ? "insert" : "delete", ins ? "inserted" : "deleted",
-			       k->ins - at->ins, k->del - at->del);
-	return got >= 1;
+	mine = ins ? k->ins - at->ins : k->del - at->del;
+	other = ins ? k->del - at->del : k->ins - at->ins;
+	if (mine != 1 || other)
+		ksft_print_msg("leap second episode %" PRId64 " (%s): the kernel logged %d inserted and %d deleted leap seconds (expected one %s; %d records lost to the ring)\n",
+			       nr, ins ? "insert" : "delete", k->ins - at->ins, k->del - at->del,
+			       ins ? "inserted" : "deleted", k->lost - at->lost);
+	return mine == 1 && !other;
 }
 
 /* --- main ---------------------------------------------------------------------- */
@@ -422,11 +443,13 @@ int main(int argc, char **argv)
 			episode_end = 0;
 		}
 		if (i % EPISODE_EVERY == EPISODE_EVERY / 2) {
+			ep_ins = one_in(2);
+			leap_prepare(ep_ins);
 			kmsg_drain(kfd, mark, &ks);
 			ks_at = ks;
-			ep_ins = leap_episode();
+			leap_arm(ep_ins);
 			episodes++;
-			episode_end = raw_ns() + 1300 * MSEC;
+			episode_end = raw_ns() + EPISODE_NS;
 			quiet = 1;
 		}
 		if (quiet)
@@ -568,7 +591,7 @@ int main(int argc, char **argv)
 			 "kernel log: %d of %d new records say WARNING, BUG or Oops (our start record seen %d time(s), expected 1)\n",
 			 ks.bad, ks.records, ks.marker);
 	ksft_test_result(episodes_ok == episodes && (episodes > 0 || n <= EPISODE_EVERY / 2),
-			 "leap second episodes under fuzzing: %" PRId64 ", each ending in a logged leap second of its kind: %" PRId64 " (the kernel logged %d inserted, %d deleted in all, the fuzzing's own included)\n",
-			 episodes, episodes_ok, ks.ins, ks.del);
+			 "leap second episodes under fuzzing: %" PRId64 ", each logging exactly one leap second, of its kind: %" PRId64 " (the kernel logged %d inserted, %d deleted in all, the fuzzing's own included; records lost to the ring %d times)\n",
+			 episodes, episodes_ok, ks.ins, ks.del, ks.lost);
 	ksft_finished();
 }

@@ -158,10 +158,10 @@ fi
 # print it too (stock-base 20 ms, stock 17-60 ms; ts-hpet up to 813 ms,
 # where every HPET read traps to the emulator). Failing on it would fail
 # a correct kernel; the clocks' own checks judge what such a stall did.
-hrt=$(tr -d '\r' <"$serial" | grep -aoE 'hrtimer: interrupt took [0-9]+ ns' | head -1 || true)
+hrt=$(tr -d '\r' <"$serial" | grep -aoE 'hrtimer: interrupt took [0-9]+ ns' | head -1 |
+	awk '{ printf "%.1f", $4 / 1e6 }' || true)
 if [ -n "$hrt" ]; then
-	hrt=${hrt#hrtimer: interrupt took }
-	echo "noted (stock's warning, listed, not failed): hrtimer: interrupt took $((${hrt% ns} / 1000000)) ms"
+	echo "noted (stock's warning, listed, not failed): hrtimer: interrupt took $hrt ms"
 fi
 if [ ${#kcsan_other[@]} -gt 0 ]; then
 	echo "KCSAN reports outside the series (listed, not failed):"

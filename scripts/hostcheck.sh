@@ -182,7 +182,7 @@ case_ "a warning of the series more often than allowed fails" 1 "" \
 case_ "an allowance for another warning does not allow this one" 1 "" \
 	"$WD" "$DONE0" --series-msgs "$tmp/msgs" --console-allow "3:cannot_be_enabled"
 case_ "stock's hrtimer warning is listed with its length, and passes" 0 \
-	"noted (stock's warning, listed, not failed): hrtimer: interrupt took 306 ms" \
+	"noted (stock's warning, listed, not failed): hrtimer: interrupt took 306.2 ms" \
 	'[   12.3] hrtimer: interrupt took 306195159 ns' "$DONE0" --series-msgs "$tmp/msgs"
 if out=$(KSRC=$KSRC series_messages) && grep -qxF 'could not withdraw the unstable TSC:' <<<"$out" &&
 	grep -qxF 'newtod: no [vvar] pseudo file: the vDSO will not read the HPET' <<<"$out"; then
@@ -634,17 +634,37 @@ python3 "$TOP/bench/summary.py" "$tmp/b7" >"$tmp/b7/summary.txt" || true
 record_ "$tmp/b7/run.json" abc1234 0
 printf '# notes\nbefore\n<!-- bench-summary:begin -->\nold figures\n<!-- bench-summary:end -->\nafter\n' >"$tmp/N.md"
 ntables=$(awk 'NF && !p { n++ } { p = NF } END { print n }' "$tmp/b7/summary.txt")
+# the tables of one boot past the first go to bench/summary-latest.txt only
+nlater=$(awk 'NF && !p && /, boot ([2-9]|[1-9][0-9]+) \(/ { n++ } { p = NF } END { print n + 0 }' "$tmp/b7/summary.txt")
 notes_ "notes.py: a run's tables go between the markers" 0 "N\\.md: $ntables tables" "$tmp/b7" "$tmp/N.md"
 # shellcheck disable=SC2016 # the backquotes are markdown
-if [ "$(grep -c '^2026-12-04 14:00 UTC, commit abc1234, `make bench BOOTS=3` (3 boots):$' "$tmp/N.md")" = "$ntables" ] &&
+if [ "$(grep -c '^2026-12-04 14:00 UTC, commit abc1234, `make bench BOOTS=3` (3 boots); every table below is of this run' "$tmp/N.md")" = 1 ] &&
+	[ "$(grep -c '^```$' "$tmp/N.md")" = "$((2 * (ntables - nlater)))" ] &&
+	! grep -qE '^[a-z].*, boot [2-9] \(' "$tmp/N.md" &&
+	cmp -s "$tmp/b7/summary.txt" "$tmp/bench/summary-latest.txt" &&
 	grep -q 'tod_tick_page <= stock_tick_seq (p50 and p99): MISSED' "$tmp/N.md" &&
 	! grep -q 'old figures' "$tmp/N.md" && [ "$(sed -n 2p "$tmp/N.md")" = before ] &&
 	[ "$(grep -c "bench-summary:" "$tmp/N.md")" = 2 ] &&
 	[ "$(tail -n 1 "$tmp/N.md")" = after ]; then
-	ok "notes.py: each of the $ntables tables under its date, commit and command; the old section gone, the rest kept"
+	ok "notes.py: the $((ntables - nlater)) tables of the run and of its boot 1 under its date, commit and command, the other $nlater in bench/summary-latest.txt; the old section gone, the rest kept"
 else
 	notok "notes.py: the generated NOTES is wrong"
 	sed 's/^/# /' "$tmp/N.md"
+fi
+# a run of three boots: boot 2's and 3's own tables are left to the summary file
+mkdir -p "$tmp/b3"
+printf '%s\n' 'ratios (3 boots; ...)' '  a / b   0.90' '' 'per timesource, boot 1 (1 thread)' '  tsc 55.1' '' \
+	'per timesource, boot 2 (1 thread)' '  tsc 62.1' '' 'per timesource, boot 12 (1 thread)' '  tsc 53.8' >"$tmp/b3/summary.txt"
+record_ "$tmp/b3/run.json" abc1234 0
+printf '<!-- bench-summary:begin -->\n<!-- bench-summary:end -->\n' >"$tmp/N3.md"
+notes_ "notes.py: a run of several boots" 0 'N3\.md: 4 tables .*\(2 in it' "$tmp/b3" "$tmp/N3.md"
+if grep -q '^per timesource, boot 1 (1 thread)$' "$tmp/N3.md" && ! grep -q 'boot 2 (\|boot 12 (' "$tmp/N3.md" &&
+	grep -q '(the other boots.* are in \[bench/summary-latest.txt\]' "$tmp/N3.md" &&
+	cmp -s "$tmp/b3/summary.txt" "$tmp/bench/summary-latest.txt"; then
+	ok "notes.py: of a run of several boots, boot 1's per-boot tables are shown, all in bench/summary-latest.txt"
+else
+	notok "notes.py: a run of several boots: a later boot's table shown, boot 1's missing, or the summary not copied"
+	sed 's/^/# /' "$tmp/N3.md"
 fi
 cp "$tmp/N.md" "$tmp/N1.md"
 rc=0

@@ -92,11 +92,13 @@ targets=(bzImage)
 grep -q '^CONFIG_MODULES=y' "$KOUT/.config" && targets+=(modules)
 # Every 60 s while make runs: how long, and how many objects it has
 # compiled (a build from scratch takes minutes and make -s is silent).
+# It stops with this script (kill -0), and its sleep holds no output open.
 touch "$KOUT/.newtod-build-start"
 (
-	while sleep 60; do
-		n=$(find "$KOUT" -name '*.o' -newer "$KOUT/.newtod-build-start" 2>/dev/null | wc -l)
-		log "kernel: still building ${KOUT#"$TOP"/}: $(($(date +%s) - start)) s, $n objects compiled"
+	set +e
+	while sleep 60 >/dev/null 2>&1 && kill -0 "$$" 2>/dev/null; do
+		n=$(find "$KOUT/" -name '*.o' -newer "$KOUT/.newtod-build-start" 2>/dev/null | wc -l)
+		log "kernel: still building ${KOUT#"$TOP"/}: $(($(date +%s) - start)) s, $n objects built or taken from ccache"
 	done
 ) &
 beat=$!

@@ -114,7 +114,7 @@ qstatus=$RESULTS/$name-qemu-status.txt
 wakes=$RESULTS/$name-s3-wakeups.txt
 rm -f "$qstatus" "$wakes"
 python3 "$TOP/scripts/qemu-watch.py" "$mon" "$serial" "$((timeout_s > 20 ? timeout_s - 10 : timeout_s / 2))" \
-	"$qstatus" "$wakes" &
+	"$qstatus" "$wakes" 3>&- &
 watcher=$!
 # LIVE_FD=N (scripts/test.sh): each program's result line, as the guest
 # prints it, goes to fd N ("  NAME: ok 3 tod_core # 12.3s"), read every 2 s
@@ -126,25 +126,32 @@ if [ -n "${LIVE_FD:-}" ] && [ "$job" = test ] && [ "${V:-0}" != 1 ]; then
 		while :; do
 			# the last pass: QEMU has exited, or this script has (died)
 			[ -e "$jobdir/ended" ] || ! kill -0 "$$" 2>/dev/null && last=1 || last=0
-			now=$(tr -d '\r' 2>/dev/null <"$results" | grep -acE '^(not )?ok [0-9]+ ' || true)
+			# whole lines only (QEMU writes the port byte by byte), but
+			# all of it at the last pass
+			if [ "$last" = 1 ]; then
+				lines=$(tr -d '\r' 2>/dev/null <"$results" || true)
+			else
+				lines=$(head -n "$(wc -l 2>/dev/null <"$results" || echo 0)" 2>/dev/null "$results" | tr -d '\r' || true)
+			fi
+			now=$(grep -acE '^(not )?ok [0-9]+ ' <<<"$lines" || true)
 			if [ "$now" -gt "$shown" ]; then
-				tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+ ' |
+				grep -aE '^(not )?ok [0-9]+ ' <<<"$lines" |
 					sed -n "$((shown + 1)),${now}p" | sed "s/^/  ${name#test-}: /"
 				shown=$now
 			fi
 			[ "$last" = 1 ] && break
-			sleep 2
+			sleep 2 >/dev/null 2>&1
 		done
 	) >&"$LIVE_FD" &
 	follower=$!
 fi
 if [ "${V:-0}" = 1 ]; then
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
-		-serial stdio -serial "file:$results" </dev/null | tee "$serial" || qrc=$?
+		-serial stdio -serial "file:$results" </dev/null 3>&- | tee "$serial" || qrc=$?
 else
 	timeout -k 5 "$timeout_s" "${qemu[@]}" -monitor "unix:$mon,server=on,wait=off" \
 		-serial "file:$serial" -serial "file:$results" \
-		</dev/null >"$RESULTS/$name-qemu.log" 2>&1 || qrc=$?
+		</dev/null 3>&- >"$RESULTS/$name-qemu.log" 2>&1 || qrc=$?
 fi
 kill "$watcher" 2>/dev/null || true
 wait "$watcher" 2>/dev/null || true

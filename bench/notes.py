@@ -8,10 +8,12 @@
 The first form replaces what lies between the lines
 '<!-- bench-summary:begin -->' and '<!-- bench-summary:end -->' of NOTES_MD
 with the tables of RUN_DIR's summary.txt (bench/summary.py's output, as
-printed), each under the date, commit and command of the run, read from
-RUN_DIR/run.json, and, when the run has ratios.svg (every boot's ratios,
-drawn by scripts/bench.sh), copies it to bench/ratios-latest.svg beside
-NOTES_MD and shows it at the top of the section. Everything outside the
+printed), under the date, commit and command of the run, read from
+RUN_DIR/run.json. A table of one boot other than the first ('..., boot 2
+(...') is left out of NOTES_MD: the whole summary.txt is copied to
+bench/summary-latest.txt beside NOTES_MD, and the section says so. When the
+run has ratios.svg (every boot's ratios, drawn by scripts/bench.sh), it is
+copied to bench/ratios-latest.svg and shown at the top of the section. Everything outside the
 markers is left as it is, so the section is regenerated, never edited by
 hand.
 
@@ -40,6 +42,7 @@ import tempfile
 
 BEGIN = "<!-- bench-summary:begin -->"
 CHART = "bench/ratios-latest.svg"
+SUMMARY = "bench/summary-latest.txt"
 END = "<!-- bench-summary:end -->"
 
 
@@ -144,8 +147,14 @@ if have_chart:
 else:
     out += ["(no chart: %s has no ratios.svg, which make bench draws when gnuplot is installed)" %
             os.path.basename(os.path.normpath(os.path.realpath(run))), ""]
-for t in tables:
-    out += ["%s:" % stamp, "", "```"] + t + ["```", ""]
+# one boot's tables past the first boot's: in SUMMARY, not here
+shown = [t for t in tables if not re.search(r", boot ([2-9]|[1-9][0-9]+) \(", t[0])]
+out += ["%s; every table below is of this run%s." %
+        (stamp, "" if len(shown) == len(tables) else
+         ", the per-boot ones of boot 1 (the other boots' are in [%s](%s), the run's whole summary)"
+         % (SUMMARY, SUMMARY)), ""]
+for t in shown:
+    out += ["```"] + t + ["```", ""]
 out.append(END)
 
 lines = read_text(notes, "its bench-summary markers").split("\n")
@@ -157,25 +166,36 @@ if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
 new = "\n".join(lines[:b[0]] + out + lines[e[0] + 1:])
 # the chart goes in (or an older one out) only once NOTES_MD is written:
 # copied to a temporary file first, renamed after NOTES_MD's rename
-dest = os.path.join(os.path.dirname(os.path.realpath(notes)), CHART)
-chart_tmp = None
+# the same for the whole summary
+base = os.path.dirname(os.path.realpath(notes))
+copies = [(summary_path, os.path.join(base, SUMMARY))]
+dest = os.path.join(base, CHART)
 if have_chart:
+    copies.append((chart, dest))
+staged = []     # (temporary file, its destination)
+
+
+def unstage():
+    for t, _ in staged:
+        os.unlink(t)
+
+
+for src, dst in copies:
     try:
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        cfd, chart_tmp = tempfile.mkstemp(dir=os.path.dirname(dest), prefix=".ratios.")
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        cfd, t = tempfile.mkstemp(dir=os.path.dirname(dst), prefix=".latest.")
         os.close(cfd)
-        shutil.copyfile(chart, chart_tmp)
+        staged.append((t, dst))
+        shutil.copyfile(src, t)
     except OSError as e:
-        if chart_tmp:
-            os.unlink(chart_tmp)
-        die("cannot copy %s beside %s: %s" % (chart, dest, e))
+        unstage()
+        die("cannot copy %s beside %s: %s" % (src, dst, e))
 # write beside the real file (through a symlink), keep its mode, then rename
 target = os.path.realpath(notes)
 try:
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".notes.")
 except OSError as e:
-    if chart_tmp:
-        os.unlink(chart_tmp)
+    unstage()
     die("cannot write beside %s: %s" % (notes, e))
 try:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -186,15 +206,14 @@ try:
     os.replace(tmp, target)
 except OSError as e:
     os.unlink(tmp)
-    if chart_tmp:
-        os.unlink(chart_tmp)
+    unstage()
     die("cannot write %s: %s" % (notes, e))
 try:
-    if chart_tmp:
-        os.chmod(chart_tmp, 0o644)
-        os.replace(chart_tmp, dest)
-    elif os.path.exists(dest):
+    for t, dst in staged:
+        os.chmod(t, 0o644)
+        os.replace(t, dst)
+    if not have_chart and os.path.exists(dest):
         os.unlink(dest)     # an older run's chart would pass for this run's
 except OSError as e:
-    die("%s is written, but its chart %s is not: %s" % (notes, dest, e))
-print("bench/notes.py: %s: %d tables from %s" % (notes, len(tables), run))
+    die("%s is written, but its chart or summary beside it is not: %s" % (notes, e))
+print("bench/notes.py: %s: %d tables from %s (%d in it, all in %s)" % (notes, len(tables), run, len(shown), SUMMARY))

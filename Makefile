@@ -161,7 +161,7 @@ kernel-i386: tree
 # The programs of guest/tests/, each built from the .c file of its name: a
 # new one needs its name here to be built (guest/tests.list runs it).
 GUEST_C_TESTS := $(addprefix $(GBIN)/tests/,tod_core tod_ntp tod_boot tod_phc tod_adjtimex \
-	tod_fuzz tod_unstable tod_unregister tod_hotplug)
+	tod_fuzz tod_unstable tod_unregister tod_hotplug tod_follow)
 # The series' own kernel selftests (tools/testing/selftests/timers/, added
 # by kernel-patches/), built from the tree as 'make -C
 # tools/testing/selftests TARGETS=timers' builds them, but static.

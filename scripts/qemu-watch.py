@@ -16,8 +16,10 @@ Usage: qemu-watch.py MONITOR_SOCKET SERIAL_LOG ASK_AFTER_S STATUS_FILE WAKE_FILE
   (scripts/check-run.sh --s3-wakeups); a guest still in S3 is woken again
   60 s later.
 - ASK_AFTER_S seconds after the start (10 s before QEMU's timeout), write
-  the VM's status and its CPUs' registers to STATUS_FILE and stop: a guest
-  that does not finish says nothing on a console it has suspended.
+  the VM's status, its CPUs' registers and their local APICs to STATUS_FILE
+  and stop: a guest that does not finish says nothing on a console it has
+  suspended, and a vCPU halted with interrupts on and a vector in its IRR
+  is one the emulator failed to wake.
 
 Stops when done, or when qemu.sh kills it as QEMU exits; a monitor that does
 not answer is asked again at the next poll.
@@ -78,7 +80,10 @@ def main():
     while True:
         now = time.monotonic()
         if now - start >= ask_after:
-            text = ask(mon, "info status", "info registers -a")
+            # each vCPU's local APIC too (IRR, ISR, TPR): a CPU halted with
+            # interrupts on and an interrupt pending in its IRR is one the
+            # emulator failed to wake
+            text = ask(mon, "info status", "info registers -a", "info lapic 0", "info lapic 1")
             with open(status_file, "w") as f:
                 f.write(text if text is not None else "the monitor did not answer\n")
             return

@@ -308,7 +308,7 @@ static void check_boottime(int n)
 	if (r.tv_sec || r.tv_nsec >= 1000000)
 		tick = ts_ns(&r);
 	/*
-	 * The limits against what was seen (NOTES.md, after stock's
+	 * The limits against what was seen (after stock's
 	 * calibration gap is taken off, 2026-12-04/05): a continuous source
 	 * -0.158 to +0.051 ms in 32 boots (default, hpet, acpi_pm,
 	 * tsc=unstable, debug, i386; -0.158 on a loaded host): 750 us behind
@@ -368,7 +368,7 @@ static void check_idle(int secs)
 	ppm = ((double)(t1 - t0) / (double)(r1 - r0) - 1.0) * 1e6;
 	/*
 	 * 100 ppm: -9.9, -6.4 and -26.9 ppm (that one without the safety
-	 * hrtimer) in passing runs, NOTES.md 2026-12-03; the stock raw clock
+	 * hrtimer) in passing runs (2026-12-03); the stock raw clock
 	 * counts the TSC here, up to 21 ppm off the PM timer by its
 	 * calibration, and a host stall is lost guest time (-232.5 ppm once
 	 * under a parallel kernel build). A lost 24-bit wrap is -156000 ppm.

@@ -163,11 +163,11 @@ static void test_source(const char *name)
 	}
 	/*
 	 * 1 us: the step is at most the time elapsed around it (1.353 ms over
-	 * 1.393 ms elapsed, NOTES.md): the margin is on a figure that
+	 * 1.393 ms elapsed): the margin is on a figure that
 	 * is never positive. 20 us more from jiffies: the two clocks' rates
 	 * differ by a few ppm over the seconds on jiffies (one run: a step of
 	 * 1835740 ns over 359051 ns elapsed from a clock 1499251 ns behind,
-	 * 22.6 us short of elapsed + lag, NOTES.md 2026-12-04).
+	 * 22.6 us short of elapsed + lag, 2026-12-04).
 	 */
 	allowed = raw_after - raw_before + 1000 + (from_tick ? lag + 20000 : 0);
 	if (from_tick)
@@ -256,8 +256,8 @@ static void test_errors(void)
 	 * counts ticks (jiffies) reads the time its tick began: the time set
 	 * is placed inside the tick, so the reading after may be up to a tick
 	 * less (the clock is never ahead). The 10 ms above +100 s is the time
-	 * between the two readings: NOTES.md has no figure of it (the case line
-	 * prints it); a host stall of 2.5 ms inside one system call was seen
+	 * between the two readings (the case line prints it; make limits
+	 * collects it); a host stall of 2.5 ms inside one system call was seen
 	 * (one CI run), 4x.
 	 */
 	syscall(TOD_SYS_clock_getres, CLOCK_TOD_REALTIME, &ts);
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 	 * started from (the jiffies source, tested below, drifts with the tick).
 	 */
 	/*
-	 * 1 ms: 0.33 ms seen (NOTES.md, the one figure recorded), 3x;
+	 * 1 ms: 0.33 ms seen (the one figure recorded then), 3x;
 	 * tod_vdso agree measures the same offset more closely (300 us) earlier
 	 * in the boot, before tod_hotplug's switches, which lose microseconds
 	 * each.

@@ -60,7 +60,7 @@
 #define MSEC		1000000LL
 /*
  * The tod wall clock after the restore, against the stock one: -0.064 ms
- * (x86-64) and -0.006 ms (i386) since df7d074 (NOTES.md 2026-12-05); the
+ * (x86-64) and -0.006 ms (i386) since df7d074 (2026-12-05); the
  * settime loop accepts a stock clock that moved up to 200 us across it.
  * 300 us is 4.7x the worst; the limit was 1 ms (-1.995 ms was one 4 ms
  * host tick inside the old single sandwich).

@@ -51,8 +51,8 @@
 /*
  * The rate limit is todtest.h's tod_rate_limit_ppm(), shared with tod_core
  * and tod_vdso agree. Seen here: -0.00, +0.01, +0.00 ppm (default) and at
- * most 0.01 (debug), printed to two decimals then (NOTES.md, hotplug,
- * 2026-12-03): up to 10x, kept shared since 4 s segments carry more
+ * most 0.01 (debug), printed to two decimals then
+ * (2026-12-03): up to 10x, kept shared since 4 s segments carry more
  * bracket error than 10 s runs. On a debug kernel (tod_debug_kernel())
  * the offline/online cycles hold the CPUs for milliseconds and widen the
  * brackets: up to 0.73 ppm in two runs, and -3.92 ppm (16 us over 4 s)
@@ -60,7 +60,7 @@
  * the limit is 20 ppm, 5.1x that: a lost tick (4 ms) is 1000 ppm.
  */
 #define RATE_PPM_DEBUG	20.0
-/* the timer's longest period (1 s) + 250 ms; gaps of 1.000-1.001 s seen (NOTES.md, hotplug) */
+/* the timer's longest period (1 s) + 250 ms; gaps of 1.000-1.001 s seen */
 #define GAP_LIMIT_NS 1250000000LL
 #define NIDS 4
 

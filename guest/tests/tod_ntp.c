@@ -144,7 +144,7 @@ struct rate_step {
  * the fold is exact) and the residual jitter under RATE_RMS_NS.
  *
  * 0.06 ppm: the largest error seen is -0.0122 ppm (i386, 2026-12-06;
- * 0.0025 on x86-64, NOTES.md), 4.9x. The limit was 0.1. A fit over 3 s
+ * 0.0025 on x86-64), 4.9x. The limit was 0.1. A fit over 3 s
  * of 60 samples has a slope error of about RMS / 6.7 s x 1.4: 0.004 ppm
  * at 21 ns, so the limit is also 3 sigma at the RMS limit.
  * 100 ns: residual RMS up to 21 ns (i386, 2026-12-06; 7-10 ns on
@@ -208,7 +208,7 @@ static void test_rates(void)
  * second's share (500 us) at 500 ppm of the source's time until it is
  * taken, and takes the next share at the first accumulation after the
  * next NTP second, then steers off what the end of the share overshot:
- * between shares the clock can pause, a known fault (NOTES.md; stock's
+ * between shares the clock can pause, a known fault (NOTES.md: open faults; stock's
  * slew runs on through the second). A pause lasts up to a tick (4 ms at
  * HZ=250) and, for a slew that makes the clock slower, the 0.5 ms by
  * which its share ends before the second. Two or three fall in the 3 s
@@ -220,14 +220,14 @@ static void test_rates(void)
  */
 #define SS_RATE_PPM	2.5
 /*
- * How far it may pass its target: 12-124 ns since patch 17 (NOTES.md,
- * 2026-12-04), 17 ns on an idle host; 2 us is 16x, kept because CI noise needs
- * it: 2.53 us was seen while an i386 kernel built on the host (NOTES.md
- * 2026-12-05), a reading of a vCPU the host held.
+ * How far it may pass its target: 12-124 ns since a slew ends at an
+ * accumulation (2026-12-04), 17 ns on an idle host; 2 us is 16x, kept because CI noise needs
+ * it: 2.53 us was seen while an i386 kernel built on the host
+ * (2026-12-05), a reading of a vCPU the host held.
  */
 #define SS_OVER_NS	2000
 /*
- * Where it lands: -20, +18, 48 and -79 ns seen (NOTES.md),
+ * Where it lands: -20, +18, 48 and -79 ns seen,
  * -0.5 us once with a shorter wait (fixed since); 400 ns is 5x the worst
  * passing figure. The limit was 1 us. It is also the settling rule: two
  * readings a second apart within it.

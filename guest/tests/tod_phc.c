@@ -576,7 +576,7 @@ static int test_phc_ctl(void)
  * half's updates are printed (up to the last 256), so a failure explains
  * itself.
  *
- * The RMS limits, against what was seen (NOTES.md, tests.list): 100 ns in
+ * The RMS limits, against what was seen (tests.list): 100 ns in
  * the default boot, worst 23 ns passing (ts-hpet, EXTENDED; 10-18 ns on
  * PRECISE), 102 ns once while an i386 kernel built on the host; 500 ns in
  * the debug boots (tests.list's argument), 7-9 ns in 4 runs and 110 ns

@@ -114,12 +114,12 @@ static int is_current(const char *name)
 #define STALL_US	2000
 /*
  * The loss of a switch to test_raw, with and without the stall: 49.8 to
- * 50.7 us on the default kernel (4 boots to 2026-12-06, NOTES.md), of
+ * 50.7 us on the default kernel (4 boots to 2026-12-06), of
  * which 50 us is the test's own bias (test_raw waits 100 us after
  * sampling); 52.3 to 72.7 us on the debug kernel (2026-12-06). The limits,
  * 100 us and 250 us, are 2.0x and 3.4x the largest figure, so that a
  * regression of a few tens of us shows; a stalled switch without the fix
- * of patch 29 lost 2041-2054 us.
+ * that keeps a stall out of the join lost 2041-2054 us.
  * No switch gains: 5 us is sample()'s bracket error (the least seen is
  * +49.8 us).
  */

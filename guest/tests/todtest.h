@@ -269,11 +269,11 @@ static inline int tod_set_source(const char *name)
  * the error of two narrowest-of-8 brackets over the run.
  *
  * 0.1 ppm: the worst seen is +0.022 ppm (pit, stock on the HPET, agree
- * over 10 s, NOTES.md 2026-12-05), of 14 figures in 7 runs, 4-10 s each:
+ * over 10 s, 2026-12-05), of 14 figures in 7 runs, 4-10 s each:
  * tod_core on x86-64 and i386 (tsc, hpet, acpi_pm, pit: at most 0.006),
  * tod_vdso agree (tsc, hpet, acpi_pm, pit) and tod_hotplug (default and
- * debug kernels, 4 s segments, at most 0.01). The larger figures in
- * NOTES.md (-0.40, -0.46 ppm; -0.78 in the switch storm; +21 in
+ * debug kernels, 4 s segments, at most 0.01). The larger figures
+ * seen (-0.40, -0.46 ppm; -0.78 in the switch storm; +21 in
  * one boot) had the stock clocks on another counter, where the guest's
  * calibration of one oscillator against the other is what they measure.
  * Over 5 s, 0.1 ppm is 0.5 us of bracket error; the old limit was 10.

@@ -330,8 +330,8 @@ static int64_t timed_switch(const char *away, int *ret)
 /*
  * NPROC idle processes, blocked in futex_wait(), each with the HPET page
  * mapped: every switch away from the HPET must unmap it from all of them.
- * Prints how long the sysfs write takes, with them and with none (the
- * figure for NOTES.md; a measurement, not a pass condition); passes when
+ * Prints how long the sysfs write takes, with them and with none (a
+ * measurement, not a pass condition); passes when
  * all of them had the page and all lost it, in each of ROUNDS switches.
  */
 #define REVOKE_ROUNDS 3

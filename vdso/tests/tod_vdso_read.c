@@ -315,9 +315,9 @@ void case_agree(int argc, char **argv)
 	 * core's wall time was taken from stock's when stock's clocksource
 	 * last changed; since then the gap between stock's TSC calibration
 	 * and the HPET (up to 21 ppm) accrues, and this check does not take it
-	 * out (tod_boot does). Elsewhere -14 to -65 us (50 boots, NOTES.md),
+	 * out (tod_boot does). Elsewhere -14 to -65 us (50 boots),
 	 * +34 us (acpi_pm). A tick source: the closest within
-	 * 1 ms behind, -0.07 to -0.68 ms in passing runs (NOTES.md),
+	 * 1 ms behind, -0.07 to -0.68 ms in passing runs,
 	 * 2.5x; 0.1 ms ahead, where none has been (the closest is never ahead
 	 * of a sandwich: the margin is the sandwich's); the farthest within two
 	 * ticks + 1 ms (9 ms at HZ=250), -3.85 to -3.98 ms passing and -7.04 ms
@@ -450,7 +450,7 @@ void case_getres(int argc, char **argv)
 #define Y2038_SECS	6
 /*
  * 1 us: a correct clock's figure is <= 0 (each reading lies inside its raw
- * bracket), and at most 0 ns was seen (i386, 2007282 readings, NOTES.md
+ * bracket), and at most 0 ns was seen (i386, 2007282 readings,
  * 2026-12-05). The tod clock's rate gap from the raw one (another
  * oscillator on the HPET: 21 ppm seen) is allowed for as 50 ppm of the
  * window, so that a reader preempted for 50 ms does not fail; the 1 us is

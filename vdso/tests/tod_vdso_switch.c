@@ -74,13 +74,12 @@ static int64_t sw_start;		/* raw clock when the readers start */
  * (todtest.h, TOD_RATE_PPM), i.e. 0.22 us of bracket error: 0.22 ppm over
  * 1 s, up to 0.44 ppm for a difference of two. 2 ppm is 4.5x that. The
  * old rule added each source's own measured rate + 5 ppm (1 s rates seen:
- * +0.01, -0.78, -0.59 ppm against a TSC-based raw clock, NOTES.md
- * "Limits tightened"), so a source running fast widened its own slack.
+ * +0.01, -0.78, -0.59 ppm against a TSC-based raw clock), so a source running fast widened its own slack.
  * Only a positive gap widens the slack (a raw clock slower than the
  * counterpart), and the PIT's 838 ns step adds its own error to the two
  * 1 s rates (4 steps: 3.4 ppm on the gap).
  * The figure this slack bounds, "most ahead", has been negative in every
- * storm in NOTES.md (-3.5 us, -4.6 us).
+ * storm measured (-3.5 us, -4.6 us).
  */
 #define SW_RATE_MARGIN	2.0
 static double sw_ppm = SW_RATE_MARGIN;	/* largest stock gap + SW_RATE_MARGIN */
@@ -96,25 +95,26 @@ static int64_t sw_slack(int64_t r)
  * source and the new one at the pair of reads (old, new, old, up to three
  * times) whose two old reads lie closest, so it loses about one emulated
  * counter read, and a host stall inside the switch no longer shows unless
- * it hits every pair (patch 29: before it, 2.0-120.6 us a switch, and
- * 2536.8 us in one CI run). The figure is (raw elapsed - tod
- * elapsed) between two sample()s around the sysfs write, so it carries
- * their bracket error too. A source switch may lose at most
+ * it hits every pair (before the patch that keeps a stall out of the
+ * join, 2.0-120.6 us a switch, and 2536.8 us in one CI run). The figure
+ * is (raw elapsed - tod elapsed) between two sample()s around the sysfs
+ * write, so it carries their bracket error too. A source switch may lose at most
  * sw_loss_max() and gain at most sw_gain_max(). On jiffies the clock
  * moves only when jiffies does, so a reading there is behind the time by
  * up to a tick plus the time the tick's interrupt is late (under TCG up
  * to another tick: 6.1 ms was seen at HZ=250 with the host idle): a
  * switch to or from jiffies may seem to lose or gain up to two ticks
  * more (the storm's "ahead" rule checks that jiffies never really runs
- * ahead); the worst seen there is -1.94 to +4.31 ms (NOTES.md, debug
- * boot, 2026-12-03).
+ * ahead); the worst seen there is -1.94 to +4.31 ms (debug boot,
+ * 2026-12-03).
  */
 /*
- * 45 us: since patch 29, 0.2-9.2 us (default boot, NOTES.md 2026-12-05)
+ * 45 us: since the patch that keeps a stall out of the join, 0.2-9.2 us
+ * (default boot, 2026-12-05)
  * and 0.0-8.8 us (default boot, CI of 98fa94c), 4.9x the worst. The debug
- * kernels: no figure since patch 29 in NOTES.md; before it 11.6-24.8 us
+ * kernels: no figure since that patch; before it 11.6-24.8 us
  * (debug, host idle), 81 us (debug, a review run) and 16.1-33.2 us (KCSAN)
- * in passing runs, so 200 us (2.5x the 81 us). Before patch 29 a host
+ * in passing runs, so 200 us (2.5x the 81 us). Before the patch a host
  * stall made 259.9 us (debug, under a parallel build) and 2536.8 us
  * (default, one CI run); the limit was 1 ms.
  */
@@ -123,7 +123,7 @@ static int64_t sw_slack(int64_t r)
 /*
  * 5 us: no switch gains (the new read follows the old one it is paired
  * with), so what shows is sample()'s error, the difference of two syscall
- * brackets' midpoints: -0.3 us seen (NOTES.md, patch 29's review), 0.0 us
+ * brackets' midpoints: -0.3 us seen (that patch's review), 0.0 us
  * in the CI of 98fa94c. Kept above 5x: no bracket width under load is
  * recorded to size it by. The debug kernels: -0.1 and -1.5 us in passing
  * runs, and -8.3 us with the host busy (2026-12-06, a debug boot with

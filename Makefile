@@ -98,7 +98,8 @@ help:
 	@echo "  make guest-bin, guest-bin32  the static test and bench programs (64-bit, 32-bit)"
 	@echo "  make initramfs, initramfs-i386  the guests' initramfs images"
 	@echo "  make kst-base    the kselftest runner of the unpatched tree, for stock-hostcheck"
-	@echo "  make clean       remove every build output but build/linux (the tree, with any work in it)"
+	@echo "  make clean       remove every build output but the trees (build/linux, with any work in it;"
+	@echo "                   build/linux-base) and the i386 busybox, a download that needs root"
 	@echo "  make distclean   remove build/ whole"
 	@echo "  make help        this list"
 	@echo
@@ -565,10 +566,16 @@ shellcheck:
 # series-check's too), the guest binaries, the initramfs images, results
 # and logs. build/linux (the patched tree, with work in it) and its
 # worktree build/linux-base stay; distclean removes build/ whole.
+# clean keeps the trees (build/linux, build/linux-base) and the i386
+# busybox, a download that 'make deps' needs root for; series-check's
+# worktrees go through git, so that build/linux does not keep stale ones.
 clean:
+	@for wt in $(BUILD)/series-wt*; do \
+		[ ! -e "$$wt" ] || git -C $(KSRC) worktree remove --force "$$wt" 2>/dev/null || rm -rf "$$wt"; \
+	done; [ ! -d $(KSRC)/.git ] || git -C $(KSRC) worktree prune
 	rm -rf $(BUILD)/kbuild $(BUILD)/kbuild-* $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) \
 		$(BUILD)/initramfs.* $(BUILD)/initramfs-i386.* $(BUILD)/*.log $(BUILD)/kselftest-base \
-		$(BUILD)/busybox-i386 $(BUILD)/cover-tail.txt
+		$(BUILD)/cover-tail.txt
 
 distclean:
 	rm -rf $(BUILD)

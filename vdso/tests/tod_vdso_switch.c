@@ -149,7 +149,9 @@ static int64_t sw_gain_max(void)
 
 /*
  * A round trip through jiffies makes two joins, each held to what a switch
- * may lose, so it may lose twice that: 90 us, against 0.4-9.2 us in three
+ * may lose, so it may lose twice that (the ~20 ms on jiffies run at stock
+ * CLOCK_MONOTONIC's rate, which an NTP slew of 500 ppm moves by 10 us
+ * more): 90 us, against 0.4-9.2 us in three
  * storms (ts-pit boot, 2026-12-07). Before the core paired a tick source's
  * join with a ktime_get() the same figure was 4.7-185.8 us, and that
  * kernel fails here.
@@ -400,8 +402,9 @@ void case_switch(int argc, char **argv)
 	for (i = 0; i < nrot; i++)
 		for (c = 0; c < nrot; c++)
 			if (i != c)
-				ksft_print_msg("most lost %s -> %s: %.1f us\n", rot[i], rot[c],
-					       pair_most[i][c] / 1e3);
+				ksft_print_msg("most lost %s -> %s: %.1f us%s\n", rot[i], rot[c],
+					       pair_most[i][c] / 1e3,
+					       i == jif || c == jif ? " (with the tick's lag)" : "");
 	/*
 	 * The readers' rule takes their earlier readings as the time; a
 	 * reading on jiffies is behind it (the time its tick began), so they
@@ -496,11 +499,12 @@ void case_switch(int argc, char **argv)
 			 "CLOCK_TOD_REALTIME: %ld readings (fewest per CPU %ld), %ld steps back, %ld jumps (most ahead %lld ns, allowed at the end %lld; largest step - elapsed %lld ns)\n",
 			 n, fewest, inv[1], jumps[1], (long long)ahead[1], (long long)sw_slack(raw_ns()),
 			 (long long)worst[1]);
-	ksft_test_result(loss.n && loss.most <= sw_loss_max() && loss.least >= -sw_gain_max() &&
+	ksft_test_result((loss.n || trip.n) &&
+			 (!loss.n || (loss.most <= sw_loss_max() && loss.least >= -sw_gain_max())) &&
 			 (jif < 0 || (trip.n && to_jif.least >= -sw_gain_max() &&
 				      from_jif.most <= sw_loss_max() &&
 				      trip.most <= sw_trip_max() && trip.least >= -sw_gain_max())),
-			 "a switch loses at most %lld us%s and gains at most %lld us: between tsc, hpet, acpi_pm, pit %.1f to %.1f us; through jiffies (tick %lld us) no gain going to it (%.1f us at least), no loss leaving it (%.1f us at most), a round trip %.1f to %.1f us (at most %lld us)\n",
+			 "a switch loses at most %lld us%s and gains at most %lld us: between tsc, hpet, acpi_pm, pit %.1f to %.1f us; through jiffies (tick %lld us) going to it %.1f us at least, leaving it %.1f us at most, a round trip %.1f to %.1f us (at most %lld us)\n",
 			 (long long)sw_loss_max() / 1000, tod_debug_kernel() ? " (debug kernel)" : "",
 			 (long long)sw_gain_max() / 1000, loss.least / 1e3, loss.most / 1e3,
 			 (long long)tick / 1000, to_jif.least / 1e3, from_jif.most / 1e3,

@@ -17,12 +17,19 @@ copied to bench/ratios-latest.svg and shown at the top of the section. Everythin
 markers is left as it is, so the section is regenerated, never edited by
 hand.
 
+The README beside NOTES_MD, when it holds the lines
+'<!-- bench-headline:begin -->' and '<!-- bench-headline:end -->', gets
+between them the headline: the medians of the ratios
+'tod-vdso-gtod / stock-vdso-gtod' and 'both on hpet: tod-vdso-cgt /
+stock-syscall-cgt' of the same run, under its date, commit and command.
+
 It refuses, leaving NOTES_MD untouched:
 - a run from a tree with uncommitted changes, or from no git tree: it
   names no commit that someone could check out (--allow-dirty quotes it);
 - a run that failed or did not finish: its figures are not timings
   (--allow-failed quotes it);
-- a NOTES_MD without exactly one pair of markers.
+- a NOTES_MD without exactly one pair of markers;
+- a README with headline markers, when the summary lacks either ratio.
 
 The second form writes RUN_JSON from the environment scripts/bench.sh
 sets (BENCH_DATE, BENCH_COMMIT, BENCH_BOOTS, BENCH_FAILED: '' while the
@@ -44,6 +51,13 @@ BEGIN = "<!-- bench-summary:begin -->"
 CHART = "bench/ratios-latest.svg"
 SUMMARY = "bench/summary-latest.txt"
 END = "<!-- bench-summary:end -->"
+HBEGIN = "<!-- bench-headline:begin -->"
+HEND = "<!-- bench-headline:end -->"
+# the headline's two ratios: (name in the ratio table, phrase)
+HEADLINE = (("tod-vdso-gtod / stock-vdso-gtod", "on the TSC the core's vDSO `gettimeofday` took %sx "
+             "the stock vDSO's time"),
+            ("both on hpet: tod-vdso-cgt / stock-syscall-cgt", "on the HPET its vDSO "
+             "`clock_gettime` %sx the stock system call's"))
 
 
 def die(msg):
@@ -157,13 +171,41 @@ for t in shown:
     out += ["```"] + t + ["```", ""]
 out.append(END)
 
+
+
+def markers(lines, begin, end, path):
+    b = [i for i, l in enumerate(lines) if l.strip() == begin]
+    e = [i for i, l in enumerate(lines) if l.strip() == end]
+    if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
+        die("%s must hold one '%s' line and, after it, one '%s' line (found %d and %d): "
+            "put them where the generated section goes" % (path, begin, end, len(b), len(e)))
+    return b[0], e[0]
+
+
+# the README's headline, from the ratio table's medians
+readme = os.path.join(os.path.dirname(os.path.realpath(notes)), "README.md")
+readme_new = None
+if os.path.isfile(readme):
+    rlines = read_text(readme, "its headline").split("\n")
+    if any(l.strip() in (HBEGIN, HEND) for l in rlines):
+        hb, he = markers(rlines, HBEGIN, HEND, readme)
+        parts = []
+        for name, phrase in HEADLINE:
+            m = [re.match(r"\s*" + re.escape(name) + r"\s+([0-9]+\.[0-9]+)\s", l) for l in summary.splitlines()]
+            m = [x for x in m if x]
+            if len(m) != 1:
+                die("%s has %d ratio lines '%s' (1 expected): the README's headline needs it; "
+                    "run 'make bench' again" % (summary_path, len(m), name))
+            parts.append(phrase % m[0].group(1))
+        head = ("Headline: %s, and %s (medians over %s; ratios under QEMU TCG, not hardware "
+                "nanoseconds; `%s` at commit %s, %s; [NOTES.md](NOTES.md) has every figure with "
+                "its command)." % (parts[0], parts[1], "one boot" if boots == 1 else "%d boots" % boots,
+                                   command, commit, date))
+        readme_new = "\n".join(rlines[:hb + 1] + [head] + rlines[he:])
+
 lines = read_text(notes, "its bench-summary markers").split("\n")
-b = [i for i, l in enumerate(lines) if l.strip() == BEGIN]
-e = [i for i, l in enumerate(lines) if l.strip() == END]
-if len(b) != 1 or len(e) != 1 or b[0] > e[0]:
-    die("%s must hold one '%s' line and, after it, one '%s' line (found %d and %d): "
-        "put them where the generated section goes" % (notes, BEGIN, END, len(b), len(e)))
-new = "\n".join(lines[:b[0]] + out + lines[e[0] + 1:])
+b, e = markers(lines, BEGIN, END, notes)
+new = "\n".join(lines[:b] + out + lines[e + 1:])
 # the chart goes in (or an older one out) only once NOTES_MD is written:
 # copied to a temporary file first, renamed after NOTES_MD's rename
 # the same for the whole summary
@@ -216,4 +258,14 @@ try:
         os.unlink(dest)     # an older run's chart would pass for this run's
 except OSError as e:
     die("%s is written, but its chart or summary beside it is not: %s" % (notes, e))
+if readme_new is not None:
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(readme), prefix=".readme.")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(readme_new)
+        os.chmod(tmp, os.stat(readme).st_mode & 0o7777)
+        os.replace(tmp, readme)
+    except OSError as e:
+        die("%s is written, but %s's headline is not: %s" % (notes, readme, e))
+    print("bench/notes.py: %s: the headline from the same run" % readme)
 print("bench/notes.py: %s: %d tables from %s (%d in it, all in %s)" % (notes, len(tables), run, len(shown), SUMMARY))

@@ -666,6 +666,33 @@ else
 	notok "notes.py: a run of several boots: a later boot's table shown, boot 1's missing, or the summary not copied"
 	sed 's/^/# /' "$tmp/N3.md"
 fi
+# the README beside NOTES: its headline, between its markers, from the run's ratios
+mkdir -p "$tmp/bh" "$tmp/h"
+printf '%s\n' 'ratios (3 boots; ...)' \
+	'  tod-vdso-gtod / stock-vdso-gtod                      0.89 [0.87-0.90]   0.90 [0.89-0.90]' \
+	'  both on hpet: tod-vdso-cgt / stock-syscall-cgt       0.30 [0.30-0.30]   0.30 [0.30-0.30]' \
+	>"$tmp/bh/summary.txt"
+record_ "$tmp/bh/run.json" abc1234 0
+printf '<!-- bench-summary:begin -->\n<!-- bench-summary:end -->\n' >"$tmp/h/N.md"
+printf '# x\nintro\n<!-- bench-headline:begin -->\nold headline\n<!-- bench-headline:end -->\nrest\n' >"$tmp/h/README.md"
+notes_ "notes.py: the README's headline" 0 'README\.md: the headline' "$tmp/bh" "$tmp/h/N.md"
+# shellcheck disable=SC2016 # the backquotes are markdown
+if grep -q '^Headline: on the TSC the core.s vDSO `gettimeofday` took 0\.89x the stock vDSO.s time, and on the HPET its vDSO `clock_gettime` 0\.30x the stock system call.s (medians over 3 boots; .*`make bench BOOTS=3` at commit abc1234, 2026-12-04 14:00 UTC;' "$tmp/h/README.md" &&
+	! grep -q 'old headline' "$tmp/h/README.md" && [ "$(sed -n 2p "$tmp/h/README.md")" = intro ] &&
+	[ "$(tail -n 1 "$tmp/h/README.md")" = rest ]; then
+	ok "notes.py: the README's headline is the run's two ratios under its date, commit and command, the rest kept"
+else
+	notok "notes.py: the README's headline is wrong"
+	sed 's/^/# /' "$tmp/h/README.md"
+fi
+grep -v 'both on hpet' "$tmp/bh/summary.txt" >"$tmp/bh/s" && mv "$tmp/bh/s" "$tmp/bh/summary.txt"
+cp "$tmp/h/README.md" "$tmp/h/R.before"
+notes_ "notes.py: a summary without a headline ratio is refused" 1 "has 0 ratio lines 'both on hpet" "$tmp/bh" "$tmp/h/N.md"
+if cmp -s "$tmp/h/README.md" "$tmp/h/R.before"; then
+	ok "notes.py: the refusal leaves the README as it was"
+else
+	notok "notes.py: a refused run changed the README"
+fi
 cp "$tmp/N.md" "$tmp/N1.md"
 rc=0
 python3 "$TOP/bench/notes.py" "$tmp/b7" "$tmp/N.md" >/dev/null 2>&1 || rc=$?

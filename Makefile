@@ -559,7 +559,7 @@ series-check-i386: tree
 	@KARCH=i386 FRAGMENTS='$(FRAG_I386)' scripts/series-check.sh
 
 shellcheck:
-	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh \
+	@shellcheck -x scripts/*.sh .ci/run && shellcheck -s sh guest/init guest/run-tests.sh bench/run-bench.sh bench/idle-wakeups.sh \
 		guest/tests/bracket2ktap.sh guest/tests/kselftest-stock.sh
 
 # Every build output: the kernels' build directories (build/kbuild*, the

@@ -29,31 +29,29 @@ for f in "$tests" "$boots" "$skips" "$suites"; do
 done
 [ -f "$plans" ] || die "check-lists.sh: no $plans: create it (an empty file will do: each program's first run then fails, its plan shown) and fill it from a run with scripts/plans.sh"
 
+boot_list=$(BOOTS_LIST=$boots list_boots)
 errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans" -v dir="$(dirname "$boots")" '
-	/^[ \t]*(#|$)/ { next }
-	FILENAME == B {
-		if ($1 in boot) print FILENAME ":" FNR ": boot " $1 " defined twice"
+	# the boots, as list_boots (scripts/lib.sh) reads them: NAME WHEN KERNEL [PARAMS]
+	FILENAME == "-" {
 		boot[$1] = 1
-		if ($2 == "on-demand") ondemand[$1] = 1
-		k = $2 == "on-demand" ? $3 : $2
 		# KUnit is counted in the first boot of a kernel that runs it
 		# (scripts/test.sh): each kernel of make test needs one
-		kern = k ~ /^@/ ? k : "(default)"
-		if ($2 != "on-demand") {
-			inrun[kern] = 1
+		if ($2 == "run") {
+			inrun[$3] = 1
 			off = 0
-			for (i = 2; i <= NF; i++)
+			for (i = 4; i <= NF; i++)
 				if ($i ~ /^kunit\.enable=/) off = $i ~ /^kunit\.enable=([0nNfF]|[oO][fF])/
-			if (!off) counted[kern] = 1
+			if (!off) counted[$3] = 1
 		}
-		if (k ~ /^@/) {
-			frag = dir "/kernel-" substr(k, 2) ".config"
+		if ($3 != "default") {
+			frag = dir "/kernel-" $3 ".config"
 			if ((getline junk < frag) < 0)
-				print FILENAME ":" FNR ": boot " $1 " wants kernel " k ", but there is no " frag
+				print B ": boot " $1 " wants kernel @" $3 ", but there is no " frag
 			close(frag)
 		}
 		next
 	}
+	/^[ \t]*(#|$)/ { next }
 	FILENAME == T {
 		if (NF < 4 || $3 !~ /^[0-9]+$/) {
 			print FILENAME ":" FNR ": want BOOT NAME TIMEOUT COMMAND [ARGS...], TIMEOUT in seconds"
@@ -101,8 +99,8 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans
 	END {
 		for (kern in inrun)
 			if (!(kern in counted))
-				print B ": every boot of kernel " kern " turns KUnit off (kunit.enable=0): its KUnit would never be counted; let one of them run it"
-	}' "$boots" "$tests" "$skips" "$suites" "$plans" | sort | sed 's/^/ERROR: /')
+				print B ": every boot of kernel " (kern == "default" ? "(default)" : "@" kern) " turns KUnit off (kunit.enable=0): its KUnit would never be counted; let one of them run it"
+	}' - "$tests" "$skips" "$suites" "$plans" <<<"$boot_list" | sort | sed 's/^/ERROR: /')
 if [ -n "$errs" ]; then
 	printf '%s\n' "$errs" >&2
 	die "the test lists disagree: fix the lines above"

@@ -330,6 +330,22 @@ else
 	sed 's/^/# /' "$tmp/out"
 fi
 lists_ "an empty boots.list with a test line fails" 1 "default a 10 ./a" "" ""
+lists_ "a boot defined twice fails" 1 "default a 10 ./a" "default"$'\n'"default tsc=unstable" ""
+: >"$tmp/kernel-x.config"
+lists_ "a boots.list line with on-demand after its @KERNEL fails" 1 \
+	"default a 10 ./a"$'\n'"b a 10 ./a" "default"$'\n'"b @x on-demand" "" "demo 2" "default a 1"
+lists_ "a boots.list line with @KERNEL after a kernel parameter fails" 1 \
+	"default a 10 ./a"$'\n'"b a 10 ./a" "default"$'\n'"b hpet=force @x" "" "demo 2" "default a 1"
+rm -f "$tmp/kernel-x.config"
+# list_boots: the one reading of boots.list that every script uses
+printf '# c\n\na\nb on-demand\nc @x y=1\nd on-demand @x y=1 z\n' >"$tmp/boots.list"
+got=$(BOOTS_LIST=$tmp/boots.list list_boots 2>&1 | tr '\n' ';') || true
+want='a run default;b on-demand default;c run x y=1;d on-demand x y=1 z;'
+if [ "$got" = "$want" ]; then
+	ok "list_boots: NAME WHEN KERNEL PARAMS for each boot, comments skipped"
+else
+	notok "list_boots: got '$got', expected '$want'"
+fi
 lists_ "an empty tests.list with an expected skip fails" 1 "" "default" "default a 1 program why"
 lists_ "a tests.list line without a numeric timeout fails" 1 "default a ./a" "default" ""
 lists_ "a kunit.suites line without a count fails" 1 "default a 10 ./a" "default" "" "demo"

@@ -139,16 +139,17 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 # Every program that tests.list names for a boot of this image's kernel
 # must be in the image: the i386 image serves the boots of @i386 in
 # boots.list, the other every other boot.
+boot_list=$(list_boots)
 while read -r name cmd; do
 	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built for $KARCH (see the Makefile)"
 done < <(awk -v arch="$KARCH" '
+	FILENAME == "-" { i386[$1] = $3 == "i386"; next }
 	/^[ \t]*(#|$)/ { next }
-	FILENAME ~ /boots\.list$/ { k = $2 == "on-demand" ? $3 : $2; i386[$1] = k == "@i386"; next }
 	{
 		n = split($1, t, ",")
 		for (i = 1; i <= n; i++)
 			if (i386[t[i]] == (arch == "i386")) { print $2, $4; next }
-	}' "$TOP/guest/boots.list" "$TOP/guest/tests.list")
+	}' - "$TOP/guest/tests.list" <<<"$boot_list")
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner=0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

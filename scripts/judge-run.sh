@@ -14,15 +14,10 @@ set -euo pipefail
 
 res=${1:-$RESULTS}
 [ -f "$res/series-msgs.txt" ] || die "judge-run.sh: no $res/series-msgs.txt: is $res the results of a make test?"
+boot_list=$(list_boots)
 tp=0 tf=0 ts=0 bad=() done_k=' '
-while read -r name params; do
-	case "$name" in '' | '#'*) continue ;; esac
-	[[ $params != on-demand* ]] || continue
-	kernel=default
-	if [[ $params == @* ]]; then
-		read -r kernel params <<<"$params"
-		kernel=${kernel#@}
-	fi
+while read -r name when kernel params; do
+	[ "$when" = run ] || continue
 	if [ ! -f "$res/test-$name-results.txt" ]; then
 		echo "== $name: no logs in $res"
 		bad+=("$name")
@@ -32,7 +27,7 @@ while read -r name params; do
 	allow=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b && $2 == "console" { printf "%s:%s ", $3, $4 }' "$TOP/guest/skips.list")
 	plans=$(awk -v b="$name" '/^[ \t]*(#|$)/ { next } $1 == b { printf "%s:%s ", $2, $3 }' "$TOP/guest/plans.list")
 	opts=(--tap --expect-skips "$skips" --series-msgs "$res/series-msgs.txt" --console-allow "$allow" --plans "$plans")
-	if [[ " $params ${APPEND:-} " != *" kunit.enable=0 "* ]]; then
+	if ! kunit_off "$params ${APPEND:-}"; then
 		opts+=(--kunit-suites "$TOP/guest/kunit.suites")
 		if [[ $done_k != *" $kernel "* ]]; then
 			opts+=(--kunit)
@@ -48,7 +43,7 @@ while read -r name params; do
 	read -r p _ f _ s _ <<<"${line//,/}"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + ${s:-0}))
 	[ "$rc" = 0 ] || bad+=("$name")
-done <"$TOP/guest/boots.list"
+done <<<"$boot_list"
 [ ${#bad[@]} -eq 0 ] || echo "FAILED boots: ${bad[*]}" >&2
 echo "$tp passed, $tf failed, $ts skipped"
 [ ${#bad[@]} -eq 0 ]

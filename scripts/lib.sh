@@ -49,6 +49,59 @@ busybox_i386_ok() {
 	[ -x "$BUSYBOX_I386" ] && [ "${v%%-*}" = "${w%%-*}" ]
 }
 
+# list_boots: the boots of guest/boots.list (or of $BOOTS_LIST), the one reading of
+# its format that every script uses. A line of it is
+#   NAME [on-demand] [@KERNEL] [KERNEL PARAMETER...]
+# and each boot comes out as
+#   NAME WHEN KERNEL [KERNEL PARAMETER...]
+# WHEN "run" (a boot of make test) or "on-demand" (run only when ONLY names
+# it), KERNEL "default" or the name after @ (its build: build/kbuild-KERNEL,
+# its fragment: guest/kernel-KERNEL.config). Comments and blank lines go; a
+# line out of this order, or a name given twice, stops the caller.
+list_boots() {
+	local f=${BOOTS_LIST:-$TOP/guest/boots.list} out
+	[ -f "$f" ] || die "no boot list $f: run from a checkout of newtod"
+	out=$(awk '
+		/^[ \t]*(#|$)/ { next }
+		{
+			when = "run"; i = 2
+			if ($i == "on-demand") { when = "on-demand"; i++ }
+			kern = "default"
+			if ($i ~ /^@/) { kern = substr($i, 2); i++ }
+			bad = $1 ~ /^[@-]|=/ || $1 == "on-demand" || kern !~ /^[a-z0-9_-]+$/
+			for (j = i; j <= NF; j++)
+				if ($j == "on-demand" || $j ~ /^@/) bad = 1
+			if (bad) {
+				print "ERROR: " FILENAME ":" FNR ": want NAME [on-demand] [@KERNEL] [KERNEL PARAMETER...], in that order: fix this line" > "/dev/stderr"
+				err = 1; next
+			}
+			if ($1 in seen) {
+				print "ERROR: " FILENAME ":" FNR ": boot " $1 " defined twice: rename one" > "/dev/stderr"
+				err = 1; next
+			}
+			seen[$1] = 1
+			line = $1 " " when " " kern
+			for (j = i; j <= NF; j++) line = line " " $j
+			print line
+		}
+		END { exit err }' "$f") || die "$f cannot be read: fix the lines above"
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
+# kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
+# last kunit.enable= wins; a bool as kstrtobool() reads it)
+kunit_off() {
+	local w off=0 words
+	read -ra words <<<"$1"
+	for w in "${words[@]}"; do
+		case "$w" in
+		kunit.enable=[0nNfF]* | kunit.enable=[oO][fF]*) off=1 ;;
+		kunit.enable=*) off=0 ;;
+		esac
+	done
+	[ "$off" = 1 ]
+}
+
 log() { printf '>>> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
 die() {

@@ -12,8 +12,12 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-mapfile -t boots < <(if [ $# -gt 0 ]; then printf '%s\n' "$@"; else
-	awk '/^[ \t]*(#|$)/ || $2 == "on-demand" { next } { print $1 }' "$TOP/guest/boots.list"; fi)
+if [ $# -gt 0 ]; then
+	boots=("$@")
+else
+	boot_list=$(list_boots)
+	mapfile -t boots < <(awk '$2 == "run" { print $1 }' <<<"$boot_list")
+fi
 echo "# The plan (number of cases) of every program in every boot, checked by"
 echo "# scripts/check-run.sh --plans: BOOT NAME CASES (0: the whole program"
 echo "# skips). Printed by scripts/plans.sh from a passing make test; a change"

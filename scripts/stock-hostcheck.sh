@@ -122,9 +122,10 @@ else
 fi
 
 # guest/stock-xfail.list against boots.list and tests.list
-bad=$(awk -v B="$TOP/guest/boots.list" -v T="$TOP/guest/tests.list" '
+boot_list=$(list_boots)
+bad=$(awk -v T="$TOP/guest/tests.list" '
+	FILENAME == "-" { boot[$1] = 1; next }
 	/^[ \t]*(#|$)/ { next }
-	FILENAME == B { boot[$1] = 1; next }
 	FILENAME == T {
 		if ($4 != "./kselftest-stock") next
 		nb = split($1, b, ",")
@@ -140,7 +141,7 @@ bad=$(awk -v B="$TOP/guest/boots.list" -v T="$TOP/guest/tests.list" '
 		for (i = 1; i <= nb; i++)
 			if (!(b[i] in boot)) print FILENAME ":" FNR ": boot " b[i] " is not in boots.list"
 			else if (!((b[i] SUBSEP $2) in runs)) print FILENAME ":" FNR ": boot " b[i] " runs no " $2 " (tests.list)"
-	}' "$TOP/guest/boots.list" "$TOP/guest/tests.list" "$TOP/guest/stock-xfail.list")
+	}' - "$TOP/guest/tests.list" "$TOP/guest/stock-xfail.list" <<<"$boot_list")
 if [ -z "$bad" ]; then
 	ok "stock-xfail.list: every line names a boot that runs its selftest"
 else

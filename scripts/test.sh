@@ -26,8 +26,9 @@ tmo=${1:-900} list=0
 [ "$tmo" = --list ] && list=1
 [[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
-boot_names=$(awk '/^[ \t]*(#|$)/ { next } { printf "%s ", $1 }' "$TOP/guest/boots.list")
-boot_kernels=$(awk '/^[ \t]*(#|$)/ { next } { k = $2 == "on-demand" ? $3 : $2; printf "%s ", k ~ /^@/ ? k : "@default" }' "$TOP/guest/boots.list")
+boot_list=$(list_boots)
+boot_names=$(awk '{ printf "%s ", $1 }' <<<"$boot_list")
+boot_kernels=$(awk '{ printf "@%s ", $3 }' <<<"$boot_list")
 read -ra only <<<"${ONLY:-}"
 ONLY=${only[*]}
 for w in "${only[@]}"; do
@@ -100,32 +101,11 @@ detail() {
 	fi
 }
 
-# kunit_off "CMDLINE": whether the kernel command line turns KUnit off (its
-# last kunit.enable= wins; a bool as kstrtobool() reads it)
-kunit_off() {
-	local w off=0 words
-	read -ra words <<<"$1"
-	for w in "${words[@]}"; do
-		case "$w" in
-		kunit.enable=[0nNfF]* | kunit.enable=[oO][fF]*) off=1 ;;
-		kunit.enable=*) off=0 ;;
-		esac
-	done
-	[ "$off" = 1 ]
-}
-while read -r name params; do
-	case "$name" in '' | '#'*) continue ;; esac
+while read -r name when kernel params; do
 	ondemand=0
-	if [[ $params == on-demand || $params == "on-demand "* ]]; then
-		read -r _ params <<<"$params"
-		ondemand=1
-	fi
-	kernel=default kout=$KOUT
-	if [[ $params == @* ]]; then
-		read -r kernel params <<<"$params"
-		kernel=${kernel#@}
-		kout=$BUILD/kbuild-$kernel
-	fi
+	[ "$when" = run ] || ondemand=1
+	kout=$KOUT
+	[ "$kernel" = default ] || kout=$BUILD/kbuild-$kernel
 	# named, or (not on-demand) its kernel named, or no ONLY at all
 	if [[ " ${ONLY:-} " != *" $name "* ]]; then
 		[ "$ondemand" = 0 ] || continue
@@ -180,7 +160,7 @@ while read -r name params; do
 		bad+=("$name")
 		digest+="$(failures "$name" "$out")"$'\n'
 	fi
-done <"$TOP/guest/boots.list"
+done <<<"$boot_list"
 
 if [ "$list" = 1 ] && [ "$first" = 0 ]; then
 	exit 0

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest test runner: runs every line of /tests/tests.list in turn, prints KTAP
 # the way the kselftest runner does: each program's own output prefixed
-# with "# ", then one "ok N name" or "not ok N name" line per program, from
-# its exit status. A program that fails with no "not ok" of its own still
+# with "# ", then a "# newtod-run: NAME exited RC after T s" line and one
+# "ok N name" or "not ok N name" line per program, from its exit status. A program that fails with no "not ok" of its own still
 # fails here.
 #
 # tests.list: one test a line, "BOOTS NAME TIMEOUT COMMAND [ARGS...]",
@@ -54,17 +54,21 @@ while read -r name tmo cmd; do
 	rc=$(cat "$tmp/rc" 2>/dev/null)
 	[ -n "$rc" ] || rc=255
 	secs=$(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
+	# its exit status and time in a diagnostic line: KTAP keeps what
+	# follows "#" on a result line for a directive (SKIP, TIMEOUT)
+	echo "# newtod-run: $name exited $rc after $secs s"
 	case "$rc" in
-	0) echo "ok $i $name # ${secs}s" ;;
+	0) echo "ok $i $name" ;;
 	4) echo "ok $i $name # SKIP" ;;
 	124 | 137 | 143) echo "not ok $i $name # TIMEOUT ${tmo}s" ;;
-	*) echo "not ok $i $name # exit=$rc" ;;
+	*) echo "not ok $i $name" ;;
 	esac
 done <"$tmp/tests.this"
 if [ "$selftest" = fail ]; then
 	echo "# selftest: harness-selftest-fail"
 	echo "# 1..1"
 	echo "# not ok 1 newtod.selftest=fail: a test that always fails"
-	echo "not ok $n harness-selftest-fail # exit=1"
+	echo "# newtod-run: harness-selftest-fail exited 1 after 0.0 s"
+	echo "not ok $n harness-selftest-fail"
 fi
 rm -rf "$tmp"

@@ -272,6 +272,10 @@ if [ "$tap" = 1 ]; then
 			}
 			if (prog != name)
 				problem("runner result for " prog " after \"# selftest: " name "\"")
+			# KTAP: after "#" a directive only (the runner puts its time
+			# and exit status in its "# newtod-run:" line)
+			if (/ # / && !/ # (SKIP|TODO|XFAIL|TIMEOUT|ERROR)( |$)/)
+				problem("runner result \"" $0 "\" is not KTAP: after \"#\" comes a directive (SKIP, TIMEOUT, ...) only; is guest/run-tests.sh the runner?")
 			if (/# TIMEOUT/)
 				problem(name " " substr($0, index($0, "# TIMEOUT") + 2) " (killed: see its output above)")
 			if (!isfail && / # SKIP( |$)/) {
@@ -318,7 +322,7 @@ if [ "$tap" = 1 ]; then
 		problems+=("the guest ran $ran of the $plan planned test programs (or its last line lacks a newline)")
 		failed=$((failed + plan - ran))
 	fi
-	tr -d '\r' <"$results" | grep -aE '^(not )?ok [0-9]+|^# not ok' | sed 's/^/  /' || true
+	result_lines 1 <"$results" | sed 's/^/  /' || true
 	[ $((p + f + s)) -gt 0 ] || problems+=("no TAP results from the guest")
 fi
 

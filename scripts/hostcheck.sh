@@ -33,12 +33,14 @@ TAP_PASS='TAP version 13
 # 1..2
 # ok 1 first
 # ok 2 second
-ok 1 one # 0.1s
+# newtod-run: one exited 0 after 0.1 s
+ok 1 one
 # selftest: two
 # TAP version 13
 # 1..1
 # ok 1 only
-ok 2 two # 0.1s'
+# newtod-run: two exited 0 after 0.1 s
+ok 2 two'
 
 # case NAME EXPECT_RC EXPECT_LINE SERIAL RESULTS [OPTS...]
 case_() {
@@ -70,7 +72,9 @@ case_ "marker is found behind SeaBIOS escape codes" 0 "3 passed, 0 failed" \
 case_ "a failing case fails the run" 1 "2 passed, 1 failed" \
 	"x" "${TAP_PASS/\# ok 2 second/\# not ok 2 second}"$'\n'"$DONE0" --tap
 case_ "a program failing without 'not ok' fails" 1 "3 passed, 1 failed" \
-	"x" "${TAP_PASS/ok 2 two \# 0.1s/not ok 2 two \# exit=139}"$'\n'"$DONE0" --tap
+	"x" "${TAP_PASS/ok 2 two/not ok 2 two}"$'\n'"$DONE0" --tap
+case_ "a runner result with more than a directive after '#' is not KTAP and fails" 1 "" \
+	"x" "${TAP_PASS/ok 2 two/ok 2 two \# 0.1s}"$'\n'"$DONE0" --tap
 case_ "an expected skipped case is a skip, not a pass" 0 "2 passed, 0 failed, 1 skipped" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:second
 case_ "a skipped case not in the expected skips fails" 1 "" \
@@ -78,7 +82,8 @@ case_ "a skipped case not in the expected skips fails" 1 "" \
 # program two skips whole (plan 1..0 # SKIP, exit 4)
 WHOLE_SKIP=${TAP_PASS/\# 1..1
 \# ok 1 only
-ok 2 two \# 0.1s/\# 1..0 \# SKIP no hpet
+\# newtod-run: two exited 0 after 0.1 s
+ok 2 two/\# 1..0 \# SKIP no hpet
 ok 2 two \# SKIP}
 case_ "a whole program that skips (exit 4) unexpectedly fails" 1 "" \
 	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap
@@ -118,7 +123,8 @@ case_ "no pins at all (--plans '') fails every program, its plan shown" 1 \
 case_ "a whole-program skip without a plan (exit 4) is plan 0" 0 "" \
 	"x" "${TAP_PASS/\# 1..1
 \# ok 1 only
-ok 2 two \# 0.1s/ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:0"
+\# newtod-run: two exited 0 after 0.1 s
+ok 2 two/ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:0"
 case_ "--kunit-suites where KUnit printed nothing fails" 1 "" \
 	"no ktap" "$DONE0" --kunit-suites "$tmp/suites-ok"
 printf '%s\n' 'cannot be enabled (' >"$tmp/msgs-k"
@@ -465,6 +471,32 @@ runner_() { # runner_ NAME BOOT EXPECTED_RESULT_LINES
 runner_ "run-tests.sh: boot b1 runs the lines that name it, in order" b1 "1..2;ok 1 t1;ok 2 t3;"
 runner_ "run-tests.sh: boot b2 runs its two lines" b2 "1..2;ok 1 t1;not ok 2 t2;"
 runner_ "run-tests.sh: a boot no line names runs nothing" b4 "1..0;"
+# Its output is KTAP: a result line carries nothing after "#" but a
+# directive, its time and exit status go in the "# newtod-run:" line
+# before it (result_lines puts them back for the console), and the
+# kernel's own KTAP parser reads the whole of it.
+mkdir -p "$tmp/rt"
+printf '%s\n' "b5 t1 10 true" "b5 t2 10 false" "b5 t3 10 sh skip.sh" "b5 t4 1 sleep 5" >"$tmp/rt/tests.list"
+echo 'exit 4' >"$tmp/rt/skip.sh"
+PATH=$tmp/bb TESTS_DIR="$tmp/rt" NEWTOD_BOOT=b5 "$bb" sh "$TOP/guest/run-tests.sh" >"$tmp/ktap" 2>&1 || true
+bad=$(grep -E '^(not )?ok [0-9]+ .*#' "$tmp/ktap" | grep -vE ' # (SKIP|TODO|XFAIL|TIMEOUT|ERROR)( |$)' || true)
+got=$(result_lines 0 <"$tmp/ktap" | sed -E 's/\(([0-9]+)\.[0-9] s\)$/(\1.N s)/' | tr '\n' ';')
+want='ok 1 t1 (0.N s);not ok 2 t2 (0.N s);ok 3 t3 # SKIP (0.N s);not ok 4 t4 # TIMEOUT 1s (1.N s);'
+if [ -z "$bad" ] && [ "$got" = "$want" ]; then
+	ok "run-tests.sh: result lines carry only KTAP directives after '#'; result_lines gives each its time"
+else
+	notok "run-tests.sh: result lines '${bad//$'\n'/;}' carry more than a directive, or result_lines gave '$got', not '$want'"
+fi
+kunit_py=$KSRC/tools/testing/kunit/kunit.py
+[ -f "$kunit_py" ] || die "hostcheck: no $kunit_py: run 'make tree'"
+got=$(cd "$KSRC" && python3 "$kunit_py" parse "$tmp/ktap" 2>&1 | sed 's/^\[[0-9:]*\] //') || true
+if grep -qx 'Testing complete. Ran 4 tests: passed: 1, failed: 2, skipped: 1' <<<"$got" &&
+	! grep -qiE 'error|could not|invalid|not found|expected' <<<"$got"; then
+	ok "kunit.py parse reads run-tests.sh's whole output: 4 tests, 1 passed, 2 failed, 1 skipped"
+else
+	notok "kunit.py parse of run-tests.sh's output:"
+	printf '#   %s\n' "$got"
+fi
 
 # The bench: bench/gtod counts failed calls, shuffles each round by its
 # seed; bench/summary.py marks failed paths and gives ranges over boots.
@@ -784,6 +816,17 @@ assert d["boots"] == 8 and d["failed"] is False, d' "$tmp/r.json"; then
 else
 	notok "notes.py --record: wrong record"
 	sed 's/^/# /' "$tmp/r.json"
+fi
+
+# test-notes.py reads each program's time from check-run.sh's copy of its
+# result line, in the form result_lines gives it and in the one before
+printf '%s\n' '== boot b1' '  ok 1 fast (1.5 s)' '  not ok 2 slow # TIMEOUT 60s (60.2 s)' \
+	'  ok 3 old # 7.0s' '>>> qemu: guest ran 70 s' '3 passed, 1 failed' '3 passed, 1 failed' >"$tmp/tn.log"
+got=$(python3 "$TOP/scripts/test-notes.py" "$tmp/tn.log" --commit c --date d --command m --print 2>&1 | grep '^| b1 ') || true
+if [ "$got" = "| b1 | - | 70 | 3 | 1 | 0 | slow 60 (failed), old 7, fast 2 |" ]; then
+	ok "test-notes.py: each program's time, from '(T s)' and the older '# Ts'"
+else
+	notok "test-notes.py: boot row '$got'"
 fi
 
 # bracket2ktap: the vDSO selftest's [RUN]/[OK] lines as TAP. A tod clock

@@ -102,6 +102,22 @@ kunit_off() {
 	[ "$off" = 1 ]
 }
 
+# result_lines INNER: the runner's result lines of a results file (on
+# stdin, guest/run-tests.sh's KTAP), each with the time its "# newtod-run:"
+# line gave: "ok 3 tod_core (12.3 s)"; INNER 1 adds the programs' own
+# failed cases ("# not ok ...") too.
+result_lines() {
+	tr -d '\r' | awk -v inner="$1" '
+		/^# newtod-run: [^ ]+ exited [0-9]+ after [0-9.]+ s$/ { t[$3] = $(NF - 1); next }
+		/^(not )?ok [0-9]+ / {
+			n = $1 == "not" ? $4 : $3
+			print $0 (n in t ? " (" t[n] " s)" : "")
+			delete t[n]
+			next
+		}
+		inner && /^# not ok/'
+}
+
 log() { printf '>>> %s\n' "$*" >&2; }
 warn() { printf 'WARNING: %s\n' "$*" >&2; }
 die() {

@@ -117,7 +117,8 @@ python3 "$TOP/scripts/qemu-watch.py" "$mon" "$serial" "$((timeout_s > 20 ? timeo
 	"$qstatus" "$wakes" 3>&- &
 watcher=$!
 # LIVE_FD=N (scripts/test.sh): each program's result line, as the guest
-# prints it, goes to fd N ("  NAME: ok 3 tod_core # 12.3s"), read every 2 s
+# prints it, goes to fd N with its time ("  NAME: ok 3 tod_core (12.3 s)",
+# scripts/lib.sh's result_lines), read every 2 s
 # and once more when QEMU has exited ($jobdir/ended).
 follower=''
 if [ -n "${LIVE_FD:-}" ] && [ "$job" = test ] && [ "${V:-0}" != 1 ]; then
@@ -133,10 +134,10 @@ if [ -n "${LIVE_FD:-}" ] && [ "$job" = test ] && [ "${V:-0}" != 1 ]; then
 			else
 				lines=$(head -n "$(wc -l 2>/dev/null <"$results" || echo 0)" 2>/dev/null "$results" | tr -d '\r' || true)
 			fi
+			lines=$(result_lines 0 <<<"$lines" || true)
 			now=$(grep -acE '^(not )?ok [0-9]+ ' <<<"$lines" || true)
 			if [ "$now" -gt "$shown" ]; then
-				grep -aE '^(not )?ok [0-9]+ ' <<<"$lines" |
-					sed -n "$((shown + 1)),${now}p" | sed "s/^/  ${name#test-}: /"
+				sed -n "$((shown + 1)),${now}p" <<<"$lines" | sed "s/^/  ${name#test-}: /"
 				shown=$now
 			fi
 			[ "$last" = 1 ] && break

@@ -60,7 +60,10 @@ def parse(text):
         if m:
             boot["secs"] = int(m.group(1))
             continue
-        m = re.match(r"  (not ok|ok) \d+ (\S+) # (?:.*?)([\d.]+)s$", line)
+        # check-run.sh's copy of a result line with its time,
+        # "  ok 27 tod_core (40.6 s)" (before 2026-12-07 "  ok 27 tod_core # 40.6s")
+        m = (re.match(r"  (not ok|ok) \d+ (\S+)(?: # [^(]*)? \(([\d.]+) s\)$", line)
+             or re.match(r"  (not ok|ok) \d+ (\S+) # (?:.*?)([\d.]+)s$", line))
         if m:
             boot["progs"].append((m.group(2), float(m.group(3)), m.group(1) == "ok"))
     return boots, kernels, total

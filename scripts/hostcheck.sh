@@ -828,6 +828,13 @@ if [ "$got" = "| b1 | - | 70 | 3 | 1 | 0 | slow 60 (failed), old 7, fast 2 |" ];
 else
 	notok "test-notes.py: boot row '$got'"
 fi
+# NOTES.md: its current results and limits fit a reader's sitting
+lines=$(awk '/^## History/ { print NR - 1; exit }' "$TOP/NOTES.md")
+if [ -n "$lines" ] && [ "$lines" -le 400 ]; then
+	ok "NOTES.md: $lines lines before its History (at most 400)"
+else
+	notok "NOTES.md: ${lines:-no '## History' and all} lines before its History, more than 400: condense what stands, or move what changed into the History"
+fi
 
 # bracket2ktap: the vDSO selftest's [RUN]/[OK] lines as TAP. A tod clock
 # that both paths call missing ("[OK] No such clock.") and a [WARN] fail.

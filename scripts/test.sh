@@ -61,9 +61,9 @@ passed=0 failed=0 skipped=0 bad=() first=1 kunit_done=' ' digest=''
 exec 3>&1
 
 # failures NAME OUT: a failed boot's failing lines, each failing case with
-# the last five diagnostics printed before it (from its results file), at most 16
-# lines; repeated at the end of the run, where a log cut to its last lines
-# (CI's) still shows why
+# the last five diagnostics printed before it (from its results file), at
+# most 16 lines, a result line once (without its time); repeated at the
+# end of the run, where a log cut to its last lines (CI's) still shows why
 failures() {
 	local name=$1 out=$2 res=$RESULTS/test-$1-results.txt
 	{
@@ -73,7 +73,7 @@ failures() {
 			     /^(# )*# selftest:/ { n = 0; next }
 			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:|TAP version|1\.\.)/ { r[n++ % 5] = $0 }' "$res"
 		fi
-	} | awk -v b="$name" '{ sub(/^[ \t]+/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
+	} | awk -v b="$name" '{ sub(/^[ \t]+/, ""); sub(/ \([0-9.]+ s\)$/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
 }
 
 # detail NAME: where a boot fails, each failing program's last 20 lines

@@ -71,7 +71,7 @@ help:
 	@echo "Benchmarks"
 	@echo "  make bench BOOTS=N  the bench in N boots: each ratio's median and range"
 	@echo "  make bench-i386  the bench in the i386 guest (no hyperfine, perf)"
-	@echo "  make bench-host  the tod vDSO reader compiled for user space, timed on this host's CPU"
+	@echo "  make bench-host  the tod and stock vDSO readers compiled for user space, timed on this host's CPU"
 	@echo "  make bench-notes rewrite NOTES.md's generated bench section from build/results/bench-latest"
 	@echo "  make limits      the tests' limits against the figures of make test runs (RUNS='DIR...')"
 	@echo
@@ -477,10 +477,10 @@ debug-check: kernel-debug initramfs
 bench: kernel initramfs
 	@scripts/bench.sh
 	@echo
-	@echo "bench-host: the tod vDSO reader of build/linux compiled for user space, timed on"
-	@echo "this host's CPU beside the host kernel's vDSO (not the guest; whether this host is"
-	@echo "itself a VM, and not bare metal, is printed below); its correctness check failing"
-	@echo "fails 'make bench'"
+	@echo "bench-host: the tod and the stock vDSO readers of build/linux compiled for user"
+	@echo "space, timed on this host's CPU beside the host kernel's vDSO (not the guest;"
+	@echo "whether this host is itself a VM, and not bare metal, is printed below); their"
+	@echo "correctness check failing fails 'make bench'"
 	@$(MAKE) --no-print-directory bench-host
 
 # bench/gtod, sections and retries in the i386 guest (its own results,
@@ -501,8 +501,8 @@ limits:
 	@python3 scripts/limits.py $(RUNS)
 
 # The tod vDSO reader of build/linux compiled for user space and timed on the
-# host's CPU beside the host's vDSO (bench/host/todread.c; shim.h explains the
-# include path). TODREAD_ARGS='--iters N --rounds N' changes the run.
+# host's CPU beside the stock reader of the same tree (bench/host/stockread.c)
+# and the host's vDSO (bench/host/todread.c; shim.h explains the include path). TODREAD_ARGS='--iters N --rounds N' changes the run.
 HOST_BIN := $(BUILD)/host-bin
 TODREAD_INC := -iquote $(KSRC)/arch/x86/entry/vdso -idirafter $(KSRC)/include \
 	-idirafter $(KSRC)/arch/x86/include
@@ -513,10 +513,17 @@ bench-host: tree
 	$(HOST_BIN)/todread $(TODREAD_ARGS) --json $(RESULTS)/host-todread.json
 	@echo "bench-host: JSON in build/results/host-todread.json"
 
-$(HOST_BIN)/todread: bench/host/todread.c bench/host/shim.h \
+$(HOST_BIN)/todread: bench/host/todread.c bench/host/shim.h bench/host/stockread.h \
+		$(HOST_BIN)/stockread.o \
 		$(KSRC)/arch/x86/entry/vdso/vtod_gettime.c $(KSRC)/include/vdso/tod.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Werror $(TODREAD_INC) -pthread -o $@ $<
+	$(CC) $(CFLAGS) -Werror $(TODREAD_INC) -pthread -o $@ $< $(HOST_BIN)/stockread.o
+
+# the stock vDSO reader, lib/vdso/gettimeofday.c, beside it (bench/host/stockread.c)
+$(HOST_BIN)/stockread.o: bench/host/stockread.c bench/host/stockread.h $(KSRC)/lib/vdso/gettimeofday.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Werror -iquote $(KSRC)/lib/vdso -idirafter $(KSRC)/include \
+		-idirafter $(KSRC)/arch/x86/include -c -o $@ $<
 
 shell: kernel initramfs
 	@scripts/qemu.sh --job shell

@@ -582,7 +582,7 @@ clean:
 	done; [ ! -d $(KSRC)/.git ] || git -C $(KSRC) worktree prune
 	rm -rf $(BUILD)/kbuild $(BUILD)/kbuild-* $(GBIN) $(GBIN32) $(BUILD)/host-bin $(RESULTS) \
 		$(BUILD)/initramfs.* $(BUILD)/initramfs-i386.* $(BUILD)/*.log $(BUILD)/kselftest-base \
-		$(BUILD)/cover-tail.txt
+		$(BUILD)/cover-tail.txt $(BUILD)/htmldocs $(BUILD)/lint.diff
 
 distclean:
 	rm -rf $(BUILD)

@@ -54,8 +54,8 @@ while read -r name tmo cmd; do
 	rc=$(cat "$tmp/rc" 2>/dev/null)
 	[ -n "$rc" ] || rc=255
 	secs=$(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')
-	# its exit status and time in a diagnostic line: KTAP keeps what
-	# follows "#" on a result line for a directive (SKIP, TIMEOUT)
+	# its exit status and time in a diagnostic line: after "#" on a result
+	# line parsers read the first word as a directive (SKIP, TIMEOUT)
 	echo "# newtod-run: $name exited $rc after $secs s"
 	case "$rc" in
 	0) echo "ok $i $name" ;;

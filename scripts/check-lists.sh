@@ -29,10 +29,11 @@ for f in "$tests" "$boots" "$skips" "$suites"; do
 done
 [ -f "$plans" ] || die "check-lists.sh: no $plans: create it (an empty file will do: each program's first run then fails, its plan shown) and fill it from a run with scripts/plans.sh"
 
-boot_list=$(BOOTS_LIST=$boots list_boots)
+boot_list=$(list_boots "$boots")
 errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans" -v dir="$(dirname "$boots")" '
 	# the boots, as list_boots (scripts/lib.sh) reads them: NAME WHEN KERNEL [PARAMS]
 	FILENAME == "-" {
+		if (!NF) next	# an empty list, from the here-string
 		boot[$1] = 1
 		# KUnit is counted in the first boot of a kernel that runs it
 		# (scripts/test.sh): each kernel of make test needs one

@@ -72,9 +72,21 @@ case_ "marker is found behind SeaBIOS escape codes" 0 "3 passed, 0 failed" \
 case_ "a failing case fails the run" 1 "2 passed, 1 failed" \
 	"x" "${TAP_PASS/\# ok 2 second/\# not ok 2 second}"$'\n'"$DONE0" --tap
 case_ "a program failing without 'not ok' fails" 1 "3 passed, 1 failed" \
+	"x" "${TAP_PASS/two exited 0 after 0.1 s
+ok 2 two/two exited 1 after 0.1 s
+not ok 2 two}"$'\n'"$DONE0" --tap
+case_ "a runner result that disagrees with the exit status logged before it fails" 1 \
+	'FAIL: runner result "not ok 2 two" for a program that exited 0 (want ok)' \
 	"x" "${TAP_PASS/ok 2 two/not ok 2 two}"$'\n'"$DONE0" --tap
+case_ "a runner result with no '# newtod-run:' line before it fails" 1 "" \
+	"x" "${TAP_PASS/\# newtod-run: two exited 0 after 0.1 s
+/}"$'\n'"$DONE0" --tap
+case_ "a results file of the older runner (time after '#', no newtod-run lines) passes" 0 "3 passed, 0 failed" \
+	"x" "$(sed -e '/^# newtod-run:/d' -e 's/^ok \([12]\) \(one\|two\)$/ok \1 \2 # 0.1s/' <<<"$TAP_PASS")"$'\n'"$DONE0" --tap
 case_ "a runner result with more than a directive after '#' is not KTAP and fails" 1 "" \
 	"x" "${TAP_PASS/ok 2 two/ok 2 two \# 0.1s}"$'\n'"$DONE0" --tap
+case_ "a runner result whose first '#' holds no directive fails, a SKIP after it notwithstanding" 1 "" \
+	"x" "${TAP_PASS/ok 2 two/ok 2 two \# 0.1s \# SKIP}"$'\n'"$DONE0" --tap
 case_ "an expected skipped case is a skip, not a pass" 0 "2 passed, 0 failed, 1 skipped" \
 	"x" "${TAP_PASS/\# ok 2 second/\# ok 2 second \# SKIP no hpet}"$'\n'"$DONE0" --tap --expect-skips one:1:second
 case_ "a skipped case not in the expected skips fails" 1 "" \
@@ -84,6 +96,7 @@ WHOLE_SKIP=${TAP_PASS/\# 1..1
 \# ok 1 only
 \# newtod-run: two exited 0 after 0.1 s
 ok 2 two/\# 1..0 \# SKIP no hpet
+\# newtod-run: two exited 4 after 0.1 s
 ok 2 two \# SKIP}
 case_ "a whole program that skips (exit 4) unexpectedly fails" 1 "" \
 	"x" "$WHOLE_SKIP"$'\n'"$DONE0" --tap
@@ -124,7 +137,8 @@ case_ "a whole-program skip without a plan (exit 4) is plan 0" 0 "" \
 	"x" "${TAP_PASS/\# 1..1
 \# ok 1 only
 \# newtod-run: two exited 0 after 0.1 s
-ok 2 two/ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:0"
+ok 2 two/\# newtod-run: two exited 4 after 0.1 s
+ok 2 two \# SKIP}"$'\n'"$DONE0" --tap --expect-skips two:1:program --plans "one:2 two:0"
 case_ "--kunit-suites where KUnit printed nothing fails" 1 "" \
 	"no ktap" "$DONE0" --kunit-suites "$tmp/suites-ok"
 printf '%s\n' 'cannot be enabled (' >"$tmp/msgs-k"
@@ -306,7 +320,7 @@ else
 fi
 
 # The lists: a tests.list line whose boot is not in boots.list never runs.
-lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES [PLANS]]
+lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES [PLANS]]; LISTS_WANT: a text the output must hold
 	local rc=0
 	printf '%s' "$3" >"$tmp/tests.list"
 	printf '%s' "$4" >"$tmp/boots.list"
@@ -322,10 +336,11 @@ lists_() { # lists_ NAME EXPECT_RC TESTS BOOTS SKIPS [SUITES [PLANS]]
 	fi
 	"$TOP/scripts/check-lists.sh" "$tmp/tests.list" "$tmp/boots.list" "$tmp/skips.list" \
 		"$tmp/kunit.suites" "$tmp/plans.list" >"$tmp/out" 2>&1 || rc=$?
-	if [ "$rc" = "$2" ] || { [ "$2" != 0 ] && [ "$rc" != 0 ]; }; then
+	if { [ "$rc" = "$2" ] || { [ "$2" != 0 ] && [ "$rc" != 0 ]; }; } &&
+		{ [ -z "${LISTS_WANT:-}" ] || grep -qF -- "$LISTS_WANT" "$tmp/out"; }; then
 		ok "$1"
 	else
-		notok "$1: exit $rc, expected $2"
+		notok "$1: exit $rc, expected $2${LISTS_WANT:+, and a line with: $LISTS_WANT}"
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
@@ -336,16 +351,27 @@ else
 	sed 's/^/# /' "$tmp/out"
 fi
 lists_ "an empty boots.list with a test line fails" 1 "default a 10 ./a" "" ""
-lists_ "a boot defined twice fails" 1 "default a 10 ./a" "default"$'\n'"default tsc=unstable" ""
+lists_ "empty lists pass" 0 "" "" "" "demo 2" ""
+LISTS_WANT="boot default defined twice (line 1 too)" \
+	lists_ "a boot defined twice fails" 1 "default a 10 ./a" "default"$'\n'"default tsc=unstable" ""
 : >"$tmp/kernel-x.config"
-lists_ "a boots.list line with on-demand after its @KERNEL fails" 1 \
+LISTS_WANT='"on-demand" after the kernel parameters' \
+	lists_ "a boots.list line with on-demand after its @KERNEL fails" 1 \
 	"default a 10 ./a"$'\n'"b a 10 ./a" "default"$'\n'"b @x on-demand" "" "demo 2" "default a 1"
-lists_ "a boots.list line with @KERNEL after a kernel parameter fails" 1 \
+LISTS_WANT='"@x" after the kernel parameters' \
+	lists_ "a boots.list line with @KERNEL after a kernel parameter fails" 1 \
 	"default a 10 ./a"$'\n'"b a 10 ./a" "default"$'\n'"b hpet=force @x" "" "demo 2" "default a 1"
+LISTS_WANT='"#" after the kernel parameters' \
+	lists_ "a boots.list comment after a boot's parameters fails" 1 \
+	"default a 10 ./a" "default x=1 # why" "" "demo 2" "default a 1"
+LISTS_WANT='boot name "a,b"' \
+	lists_ "a boot name with a comma fails" 1 "default a 10 ./a" "default"$'\n'"a,b" "" "demo 2" "default a 1"
+LISTS_WANT='a carriage return' \
+	lists_ "a boots.list line with a carriage return fails" 1 "default a 10 ./a" "default"$'\r' "" "demo 2" "default a 1"
 rm -f "$tmp/kernel-x.config"
 # list_boots: the one reading of boots.list that every script uses
 printf '# c\n\na\nb on-demand\nc @x y=1\nd on-demand @x y=1 z\n' >"$tmp/boots.list"
-got=$(BOOTS_LIST=$tmp/boots.list list_boots 2>&1 | tr '\n' ';') || true
+got=$(list_boots "$tmp/boots.list" 2>&1 | tr '\n' ';') || true
 want='a run default;b on-demand default;c run x y=1;d on-demand x y=1 z;'
 if [ "$got" = "$want" ]; then
 	ok "list_boots: NAME WHEN KERNEL PARAMS for each boot, comments skipped"
@@ -480,8 +506,8 @@ printf '%s\n' "b5 t1 10 true" "b5 t2 10 false" "b5 t3 10 sh skip.sh" "b5 t4 1 sl
 echo 'exit 4' >"$tmp/rt/skip.sh"
 PATH=$tmp/bb TESTS_DIR="$tmp/rt" NEWTOD_BOOT=b5 "$bb" sh "$TOP/guest/run-tests.sh" >"$tmp/ktap" 2>&1 || true
 bad=$(grep -E '^(not )?ok [0-9]+ .*#' "$tmp/ktap" | grep -vE ' # (SKIP|TODO|XFAIL|TIMEOUT|ERROR)( |$)' || true)
-got=$(result_lines 0 <"$tmp/ktap" | sed -E 's/\(([0-9]+)\.[0-9] s\)$/(\1.N s)/' | tr '\n' ';')
-want='ok 1 t1 (0.N s);not ok 2 t2 (0.N s);ok 3 t3 # SKIP (0.N s);not ok 4 t4 # TIMEOUT 1s (1.N s);'
+got=$(result_lines 0 <"$tmp/ktap" | sed -E 's/([( ])([0-9]+)\.[0-9] s\)$/\1\2.N s)/' | sed -E 's/exit (124|137|143),/exit T,/' | tr '\n' ';')
+want='ok 1 t1 (0.N s);not ok 2 t2 (exit 1, 0.N s);ok 3 t3 # SKIP (0.N s);not ok 4 t4 # TIMEOUT 1s (exit T, 1.N s);'
 if [ -z "$bad" ] && [ "$got" = "$want" ]; then
 	ok "run-tests.sh: result lines carry only KTAP directives after '#'; result_lines gives each its time"
 else
@@ -820,13 +846,41 @@ fi
 
 # test-notes.py reads each program's time from check-run.sh's copy of its
 # result line, in the form result_lines gives it and in the one before
-printf '%s\n' '== boot b1' '  ok 1 fast (1.5 s)' '  not ok 2 slow # TIMEOUT 60s (60.2 s)' \
+printf '%s\n' '== boot b1' '  ok 1 fast (1.5 s)' '  not ok 2 slow # TIMEOUT 60s (exit 124, 60.2 s)' \
 	'  ok 3 old # 7.0s' '>>> qemu: guest ran 70 s' '3 passed, 1 failed' '3 passed, 1 failed' >"$tmp/tn.log"
 got=$(python3 "$TOP/scripts/test-notes.py" "$tmp/tn.log" --commit c --date d --command m --print 2>&1 | grep '^| b1 ') || true
 if [ "$got" = "| b1 | - | 70 | 3 | 1 | 0 | slow 60 (failed), old 7, fast 2 |" ]; then
 	ok "test-notes.py: each program's time, from '(T s)' and the older '# Ts'"
 else
 	notok "test-notes.py: boot row '$got'"
+fi
+# --readme: the closing line and the run's time, each between its markers
+printf '%s\n' 'a' '<!-- test-summary:begin -->' 'old' '<!-- test-summary:end -->' >"$tmp/tn-notes.md"
+printf '%s\n' 'x <!-- test-time:begin -->old<!-- test-time:end --> y' '<!-- pass-line:begin -->' 'old' \
+	'<!-- pass-line:end -->' >"$tmp/tn-readme.md"
+# shellcheck disable=SC2016 # the backquotes are markdown
+tn_want='x <!-- test-time:begin -->10.0 min for `m` at c0ffee1, d (1.2 min of guests, 0.0 of kernel builds; generated by scripts/test-notes.py)<!-- test-time:end --> y'
+if python3 "$TOP/scripts/test-notes.py" "$tmp/tn.log" --commit c0ffee1 --date d --command m --wall 600 \
+	--notes "$tmp/tn-notes.md" --readme "$tmp/tn-readme.md" >/dev/null 2>&1 &&
+	grep -qxF "$tn_want" "$tmp/tn-readme.md" &&
+	grep -qxF '    3 passed, 1 failed' "$tmp/tn-readme.md"; then
+	ok "test-notes.py --readme: the run's time and its closing line, each between its markers"
+else
+	notok "test-notes.py --readme:"
+	sed 's/^/# /' "$tmp/tn-readme.md"
+fi
+# limits.py --notes: the table between its markers, under the stamp given
+mkdir -p "$tmp/lim"
+echo '# ok 1 tsc: rate vs CLOCK_MONOTONIC_RAW (stock clocksource tsc) over 10 s: -0.050 ppm (limit 0.1)' \
+	>"$tmp/lim/test-b1-results.txt"
+printf '%s\n' 'a' '<!-- limits:begin -->' 'old' '<!-- limits:end -->' 'z' >"$tmp/lim-notes.md"
+if python3 "$TOP/scripts/limits.py" --notes "$tmp/lim-notes.md" --stamp 'STAMP' "$tmp/lim" >/dev/null 2>&1 &&
+	grep -qxF 'STAMP' "$tmp/lim-notes.md" && ! grep -qx 'old' "$tmp/lim-notes.md" &&
+	grep -qF '| -0.05 ppm (b1) | 2.0 | 1, 1 |' "$tmp/lim-notes.md" && [ "$(tail -1 "$tmp/lim-notes.md")" = z ]; then
+	ok "limits.py --notes: the table and its stamp between the markers, the rest kept"
+else
+	notok "limits.py --notes:"
+	sed 's/^/# /' "$tmp/lim-notes.md"
 fi
 # NOTES.md: its current results and limits fit a reader's sitting
 lines=$(awk '/^## History/ { print NR - 1; exit }' "$TOP/NOTES.md")

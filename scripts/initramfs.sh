@@ -139,7 +139,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 # Every program that tests.list names for a boot of this image's kernel
 # must be in the image: the i386 image serves the boots of @i386 in
 # boots.list, the other every other boot.
-boot_list=$(list_boots)
+boot_list=$(list_boots "$TOP/guest/boots.list")
 while read -r name cmd; do
 	[ -x "$root/tests/${cmd#./}" ] || die "tests.list names $cmd for $name, but it was not built for $KARCH (see the Makefile)"
 done < <(awk -v arch="$KARCH" '

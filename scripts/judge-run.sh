@@ -14,9 +14,10 @@ set -euo pipefail
 
 res=${1:-$RESULTS}
 [ -f "$res/series-msgs.txt" ] || die "judge-run.sh: no $res/series-msgs.txt: is $res the results of a make test?"
-boot_list=$(list_boots)
+boot_list=$(list_boots "$TOP/guest/boots.list")
 tp=0 tf=0 ts=0 bad=() done_k=' '
 while read -r name when kernel params; do
+	[ -n "$name" ] || continue # an empty list
 	[ "$when" = run ] || continue
 	if [ ! -f "$res/test-$name-results.txt" ]; then
 		echo "== $name: no logs in $res"

@@ -49,42 +49,50 @@ busybox_i386_ok() {
 	[ -x "$BUSYBOX_I386" ] && [ "${v%%-*}" = "${w%%-*}" ]
 }
 
-# list_boots: the boots of guest/boots.list (or of $BOOTS_LIST), the one reading of
+# list_boots FILE: the boots of FILE (guest/boots.list), the one reading of
 # its format that every script uses. A line of it is
 #   NAME [on-demand] [@KERNEL] [KERNEL PARAMETER...]
 # and each boot comes out as
 #   NAME WHEN KERNEL [KERNEL PARAMETER...]
 # WHEN "run" (a boot of make test) or "on-demand" (run only when ONLY names
 # it), KERNEL "default" or the name after @ (its build: build/kbuild-KERNEL,
-# its fragment: guest/kernel-KERNEL.config). Comments and blank lines go; a
-# line out of this order, or a name given twice, stops the caller.
+# its fragment: guest/kernel-KERNEL.config). Comments and blank lines go
+# (a comment is a line of its own); a NAME of letters, digits, ".", "_" and
+# "-" (it names files, and tests.list joins boots with commas); a line out
+# of this order, a carriage return or a name given twice stops the caller.
 list_boots() {
-	local f=${BOOTS_LIST:-$TOP/guest/boots.list} out
+	local f=$1 out
 	[ -f "$f" ] || die "no boot list $f: run from a checkout of newtod"
 	out=$(awk '
+		function bad(why) {
+			print "ERROR: " FILENAME ":" FNR ": " why ": fix this line" > "/dev/stderr"
+			err = 1
+		}
+		/\r/ { bad("a carriage return (a file saved with DOS line ends?)"); next }
 		/^[ \t]*(#|$)/ { next }
 		{
 			when = "run"; i = 2
 			if ($i == "on-demand") { when = "on-demand"; i++ }
 			kern = "default"
 			if ($i ~ /^@/) { kern = substr($i, 2); i++ }
-			bad = $1 ~ /^[@-]|=/ || $1 == "on-demand" || kern !~ /^[a-z0-9_-]+$/
+			if ($1 !~ /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/ || $1 == "on-demand") {
+				bad("boot name \"" $1 "\": want letters, digits, \".\", \"_\" and \"-\"")
+				next
+			}
+			if (kern !~ /^[a-z0-9_-]+$/) { bad("kernel \"@" kern "\": want @ and a lower-case name"); next }
 			for (j = i; j <= NF; j++)
-				if ($j == "on-demand" || $j ~ /^@/) bad = 1
-			if (bad) {
-				print "ERROR: " FILENAME ":" FNR ": want NAME [on-demand] [@KERNEL] [KERNEL PARAMETER...], in that order: fix this line" > "/dev/stderr"
-				err = 1; next
+				if ($j == "on-demand" || $j ~ /^[@#]/) break
+			if (j <= NF) {
+				bad("\"" $j "\" after the kernel parameters: want NAME [on-demand] [@KERNEL] [KERNEL PARAMETER...], in that order, and comments on lines of their own")
+				next
 			}
-			if ($1 in seen) {
-				print "ERROR: " FILENAME ":" FNR ": boot " $1 " defined twice: rename one" > "/dev/stderr"
-				err = 1; next
-			}
-			seen[$1] = 1
+			if ($1 in seen) { bad("boot " $1 " defined twice (line " seen[$1] " too): rename one"); next }
+			seen[$1] = FNR
 			line = $1 " " when " " kern
 			for (j = i; j <= NF; j++) line = line " " $j
 			print line
 		}
-		END { exit err }' "$f") || die "$f cannot be read: fix the lines above"
+		END { exit err }' "$f") || die "$f is malformed: fix the lines above"
 	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
@@ -104,14 +112,18 @@ kunit_off() {
 
 # result_lines INNER: the runner's result lines of a results file (on
 # stdin, guest/run-tests.sh's KTAP), each with the time its "# newtod-run:"
-# line gave: "ok 3 tod_core (12.3 s)"; INNER 1 adds the programs' own
-# failed cases ("# not ok ...") too.
+# line gave, and its exit status where that is neither 0 nor 4 (a skip):
+# "ok 3 tod_core (12.3 s)", "not ok 4 tod_ntp (exit 139, 0.3 s)"; INNER 1
+# adds the programs' own failed cases ("# not ok ...") too.
 result_lines() {
 	tr -d '\r' | awk -v inner="$1" '
-		/^# newtod-run: [^ ]+ exited [0-9]+ after [0-9.]+ s$/ { t[$3] = $(NF - 1); next }
+		/^# newtod-run: [^ ]+ exited [0-9]+ after [0-9.]+ s$/ {
+			t[$3] = ($5 == 0 || $5 == 4 ? "" : "exit " $5 ", ") $(NF - 1) " s"
+			next
+		}
 		/^(not )?ok [0-9]+ / {
 			n = $1 == "not" ? $4 : $3
-			print $0 (n in t ? " (" t[n] " s)" : "")
+			print $0 (n in t ? " (" t[n] ")" : "")
 			delete t[n]
 			next
 		}

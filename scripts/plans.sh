@@ -15,7 +15,7 @@ set -euo pipefail
 if [ $# -gt 0 ]; then
 	boots=("$@")
 else
-	boot_list=$(list_boots)
+	boot_list=$(list_boots "$TOP/guest/boots.list")
 	mapfile -t boots < <(awk '$2 == "run" { print $1 }' <<<"$boot_list")
 fi
 echo "# The plan (number of cases) of every program in every boot, checked by"

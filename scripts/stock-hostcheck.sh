@@ -122,7 +122,7 @@ else
 fi
 
 # guest/stock-xfail.list against boots.list and tests.list
-boot_list=$(list_boots)
+boot_list=$(list_boots "$TOP/guest/boots.list")
 bad=$(awk -v T="$TOP/guest/tests.list" '
 	FILENAME == "-" { boot[$1] = 1; next }
 	/^[ \t]*(#|$)/ { next }

@@ -26,7 +26,7 @@ tmo=${1:-900} list=0
 [ "$tmo" = --list ] && list=1
 [[ $list = 1 || $tmo =~ ^[0-9]+$ ]] || die "test.sh: want a timeout per boot in seconds or --list, not '$tmo'"
 "$TOP/scripts/check-lists.sh"
-boot_list=$(list_boots)
+boot_list=$(list_boots "$TOP/guest/boots.list")
 boot_names=$(awk '{ printf "%s ", $1 }' <<<"$boot_list")
 boot_kernels=$(awk '{ printf "@%s ", $3 }' <<<"$boot_list")
 read -ra only <<<"${ONLY:-}"
@@ -73,7 +73,7 @@ failures() {
 			     /^(# )*# selftest:/ { n = 0; next }
 			     /^(# )*# [^ ]/ && !/^(# )*# (ok |Totals:|TAP version|1\.\.)/ { r[n++ % 5] = $0 }' "$res"
 		fi
-	} | awk -v b="$name" '{ sub(/^[ \t]+/, ""); sub(/ \([0-9.]+ s\)$/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
+	} | awk -v b="$name" '{ sub(/^[ \t]+/, ""); sub(/ \((exit [0-9]+, )?[0-9.]+ s\)$/, "") } !seen[$0]++ && ++c <= 16 { print "  " b ": " $0 }'
 }
 
 # detail NAME: where a boot fails, each failing program's last 20 lines
@@ -102,6 +102,7 @@ detail() {
 }
 
 while read -r name when kernel params; do
+	[ -n "$name" ] || continue # an empty list
 	ondemand=0
 	[ "$when" = run ] || ondemand=1
 	kout=$KOUT

@@ -193,7 +193,7 @@ int main(void)
 	if (stat(HOOK, &st))
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (stat(HOOK, &st))
-		ksft_exit_fail_msg("no %s: the kernel needs CONFIG_NEWTOD_KUNIT_TEST and CONFIG_DEBUG_FS\n",
+		ksft_exit_fail_msg("no %s: the kernel needs CONFIG_NEWTOD_TEST_HOOKS (and DEBUG_FS)\n",
 				   HOOK);
 	if (!stock_on("hpet"))
 		ksft_exit_fail_msg("the stock clocksource is not hpet: boot with clocksource=hpet\n");

@@ -123,7 +123,7 @@ void case_publish(int argc, char **argv)
 		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
 	ret = pub_write(PUB_HOOK, PUB_DELAY_US);
 	if (ret)
-		ksft_exit_fail_msg("%s: %s (the kernel needs CONFIG_NEWTOD_KUNIT_TEST and DEBUG_FS)\n",
+		ksft_exit_fail_msg("%s: %s (the kernel needs CONFIG_NEWTOD_TEST_HOOKS, and DEBUG_FS)\n",
 				   PUB_HOOK, strerror(-ret));
 	atomic_store(&pub_stop, 0);
 	for (i = 0; i < ncpus; i++) {

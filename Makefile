@@ -514,13 +514,14 @@ bench-host: tree
 	@echo "bench-host: JSON in build/results/host-todread.json"
 
 $(HOST_BIN)/todread: bench/host/todread.c bench/host/shim.h bench/host/stockread.h \
-		$(HOST_BIN)/stockread.o \
+		bench/host/kernel-compat.h $(HOST_BIN)/stockread.o \
 		$(KSRC)/arch/x86/entry/vdso/vtod_gettime.c $(KSRC)/include/vdso/tod.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Werror $(TODREAD_INC) -pthread -o $@ $< $(HOST_BIN)/stockread.o
 
 # the stock vDSO reader, lib/vdso/gettimeofday.c, beside it (bench/host/stockread.c)
-$(HOST_BIN)/stockread.o: bench/host/stockread.c bench/host/stockread.h $(KSRC)/lib/vdso/gettimeofday.c
+$(HOST_BIN)/stockread.o: bench/host/stockread.c bench/host/stockread.h bench/host/kernel-compat.h \
+		$(KSRC)/lib/vdso/gettimeofday.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Werror -iquote $(KSRC)/lib/vdso -idirafter $(KSRC)/include \
 		-idirafter $(KSRC)/arch/x86/include -c -o $@ $<

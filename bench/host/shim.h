@@ -35,7 +35,8 @@
  *				page's offsets (zero here: no namespace)
  *	<vdso/gettime.h>	prototypes of the stock __vdso_* entry points
  *	<asm/barrier.h>		x86 alternatives; smp_rmb()/smp_wmb() are
- *				barrier() on x86-64 (TSO), as below
+ *				barrier() on x86-64 (TSO), as kernel-compat.h
+ *				(shared with stockread.c) defines them
  *	<linux/build_bug.h>	static_assert(), as C11's _Static_assert
  *	"extable.h"		the vDSO exception table (see below)
  *
@@ -66,55 +67,13 @@
 #define _LINUX_TIME_H
 #define __VDSO_DATAPAGE_H
 #define _VDSO_GETTIME_H
-#define _ASM_X86_BARRIER_H
 #define __VDSO_EXTABLE_H
 #define _LINUX_BUILD_BUG_H
 
 #include <stddef.h>		/* offsetof */
 #define static_assert(expr, ...)	_Static_assert(expr, #expr)
-#define CONFIG_ARCH_SUPPORTS_INT128	1
-
-/* <linux/types.h>, <linux/compiler*.h> */
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef int32_t s32;
-typedef uint64_t u64;
-typedef int64_t s64;
-typedef unsigned __int128 u128;
-
-#ifndef __always_inline
-#define __always_inline		inline __attribute__((__always_inline__))
-#endif
-#define noinline		__attribute__((__noinline__))
-#define __aligned(x)		__attribute__((__aligned__(x)))
-#define notrace			__attribute__((__no_instrument_function__))
-#define likely(x)		__builtin_expect(!!(x), 1)
-#define unlikely(x)		__builtin_expect(!!(x), 0)
-#define barrier()		__asm__ __volatile__("" : : : "memory")
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, val)	(*(volatile __typeof__(x) *)&(x) = (val))
+#include "kernel-compat.h"
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-/*
- * <linux/kconfig.h>: IS_ENABLED() of the options the reader tests, as the
- * guest kernel has them; any other option fails the build.
- */
-#define IS_ENABLED(option)	__shim_##option
-#define __shim_CONFIG_TIME_NS	1
-
-/* <asm/barrier.h>, x86-64: loads are not reordered with loads, nor stores with stores */
-#define smp_rmb()		barrier()
-#define smp_wmb()		barrier()
-
-/* <asm/page_types.h> */
-#ifndef PAGE_SIZE
-#define PAGE_SIZE		4096UL
-#endif
-
-/* <vdso/time64.h> */
-#define NSEC_PER_USEC		1000L
-#define NSEC_PER_MSEC		1000000L
-#define NSEC_PER_SEC		1000000000L
 
 /* <uapi/linux/time.h> of the patched tree: fixed ABI (design.md, "User-visible interface") */
 #define CLOCK_TOD_REALTIME		12
@@ -124,23 +83,6 @@ typedef unsigned __int128 u128;
 
 /* "extable.h": no exception fixup in user space */
 #define _ASM_VDSO_EXTABLE_HANDLE(from, to)	""
-
-/* <asm/msr.h>: rdtsc_ordered() is lfence; rdtsc (the kernel patches in rdtscp on some CPUs) */
-static __always_inline u64 rdtsc(void)
-{
-	u32 lo, hi;
-
-	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
-	return (u64)hi << 32 | lo;
-}
-
-static __always_inline u64 rdtsc_ordered(void)
-{
-	u32 lo, hi;
-
-	__asm__ __volatile__("lfence; rdtsc" : "=a" (lo), "=d" (hi) : : "memory");
-	return (u64)hi << 32 | lo;
-}
 
 /* <vdso/datapage.h>: the stock page, for its time namespace offsets (none here) */
 #define CS_HRES_COARSE		0

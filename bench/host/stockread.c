@@ -39,42 +39,13 @@
 
 /* Headers replaced here (their guards, so that including them is a no-op) */
 #define __VDSO_DATAPAGE_H
-#define _ASM_X86_BARRIER_H
 #define __ASM_VDSO_GETTIMEOFDAY_H
 
-/* <linux/kconfig.h> and the guest kernel's options that the reader tests */
+/* the guest kernel's options that lib/vdso tests, beside kernel-compat.h's */
 #define CONFIG_GENERIC_GETTIMEOFDAY		1
 #define CONFIG_GENERIC_VDSO_OVERFLOW_PROTECT	1
-#define CONFIG_TIME_NS				1
-#define CONFIG_ARCH_SUPPORTS_INT128		1
-#define IS_ENABLED(option)			__stock_##option
-#define __stock_CONFIG_TIME_NS			1
 
-/* <linux/types.h>, <linux/compiler*.h> */
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef int32_t s32;
-typedef uint64_t u64;
-typedef int64_t s64;
-typedef unsigned __int128 u128;
-
-#ifndef __always_inline
-#define __always_inline		inline __attribute__((__always_inline__))
-#endif
-#define __maybe_unused		__attribute__((__unused__))
-#define notrace			__attribute__((__no_instrument_function__))
-#define __aligned(x)		__attribute__((__aligned__(x)))
-#define likely(x)		__builtin_expect(!!(x), 1)
-#define unlikely(x)		__builtin_expect(!!(x), 0)
-#define barrier()		__asm__ __volatile__("" : : : "memory")
-#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, val)	(*(volatile __typeof__(x) *)&(x) = (val))
-
-/* <asm/barrier.h>, x86-64: loads are not reordered with loads, nor stores with stores */
-#define smp_rmb()		barrier()
-#define smp_wmb()		barrier()
-
-#define PAGE_SIZE		4096UL
+#include "kernel-compat.h"
 
 #include <vdso/bits.h>
 #include <vdso/limits.h>
@@ -82,12 +53,10 @@ typedef unsigned __int128 u128;
 #include <vdso/math64.h>
 #include <vdso/processor.h>
 
-/* <linux/limits.h>, <uapi/linux/time.h>, <vdso/time64.h>, <vdso/ktime.h> */
+/* <linux/limits.h>, <uapi/linux/time.h>, <vdso/ktime.h> */
 #define U64_MAX			((u64)~0ULL)
 #define S64_MAX			((s64)(U64_MAX >> 1))
 #define MAX_CLOCKS		16
-#define NSEC_PER_USEC		1000L
-#define NSEC_PER_SEC		1000000000L
 #define LOW_RES_NSEC		(1000000000L / 250)	/* TICK_NSEC at the guest's HZ */
 
 /* <vdso/datapage.h> */
@@ -138,15 +107,6 @@ static union {
 } stock_vvar __aligned(PAGE_SIZE);
 
 long stock_fallbacks;
-
-/* <asm/msr.h>: rdtsc_ordered() is lfence; rdtsc (the kernel patches in rdtscp on some CPUs) */
-static __always_inline u64 rdtsc_ordered(void)
-{
-	u32 lo, hi;
-
-	__asm__ __volatile__("lfence; rdtsc" : "=a" (lo), "=d" (hi) : : "memory");
-	return (u64)hi << 32 | lo;
-}
 
 /* <asm/vdso/gettimeofday.h> of the base tree, x86-64, no pvclock or Hyper-V clock */
 static __always_inline long clock_gettime_fallback(clockid_t clock, struct __kernel_timespec *ts)

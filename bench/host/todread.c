@@ -496,34 +496,30 @@ static void *writer_thread(void *arg)
 
 /* ---- the paths ---------------------------------------------------------------------------- */
 
-static u64 run_tod(long n)
+/* n calls of a reader through its pointer, as libtod calls the vDSO; a failed one sets *failed */
+static __always_inline u64 run_reader(cgt_fn volatile *fn, clockid_t clock, int *failed, long n)
 {
 	struct __kernel_timespec ts;
 	u64 s = 0;
 	int err = 0;
 
 	while (n--) {
-		err |= tod_cgt(CLOCK_TOD_REALTIME, &ts);
+		err |= (*fn)(clock, &ts);
 		s += ts.tv_nsec;
 	}
 	if (err)
-		__atomic_store_n(&tod_errors, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(failed, 1, __ATOMIC_RELAXED);
 	return s;
+}
+
+static u64 run_tod(long n)
+{
+	return run_reader(&tod_cgt, CLOCK_TOD_REALTIME, &tod_errors, n);
 }
 
 static u64 run_stock(long n)
 {
-	struct __kernel_timespec ts;
-	u64 s = 0;
-	int err = 0;
-
-	while (n--) {
-		err |= stock_cgt(CLOCK_REALTIME, &ts);
-		s += ts.tv_nsec;
-	}
-	if (err)
-		__atomic_store_n(&stock_errors, 1, __ATOMIC_RELAXED);
-	return s;
+	return run_reader(&stock_cgt, CLOCK_REALTIME, &stock_errors, n);
 }
 
 static u64 run_host_vdso(long n)

@@ -29,9 +29,14 @@ for f in "$tests" "$boots" "$skips" "$suites"; do
 done
 [ -f "$plans" ] || die "check-lists.sh: no $plans: create it (an empty file will do: each program's first run then fails, its plan shown) and fill it from a run with scripts/plans.sh"
 
-boot_list=$(list_boots "$boots")
+# NAME WHEN KERNEL KUNIT: KUNIT 1 where the boot runs KUnit (kunit_off, lib.sh)
+boot_list=$(list_boots "$boots" | while read -r name when kernel params; do
+	kunit=1
+	! kunit_off "$params" || kunit=0
+	echo "$name $when $kernel $kunit"
+done)
 errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans" -v dir="$(dirname "$boots")" '
-	# the boots, as list_boots (scripts/lib.sh) reads them: NAME WHEN KERNEL [PARAMS]
+	# the boots: NAME WHEN KERNEL KUNIT
 	FILENAME == "-" {
 		if (!NF) next	# an empty list, from the here-string
 		boot[$1] = 1
@@ -39,10 +44,7 @@ errs=$(awk -v B="$boots" -v T="$tests" -v S="$skips" -v K="$suites" -v P="$plans
 		# (scripts/test.sh): each kernel of make test needs one
 		if ($2 == "run") {
 			inrun[$3] = 1
-			off = 0
-			for (i = 4; i <= NF; i++)
-				if ($i ~ /^kunit\.enable=/) off = $i ~ /^kunit\.enable=([0nNfF]|[oO][fF])/
-			if (!off) counted[$3] = 1
+			if ($4) counted[$3] = 1
 		}
 		if ($3 != "default") {
 			frag = dir "/kernel-" $3 ".config"

@@ -15,6 +15,7 @@ Markdown on stdout; with --notes, written into NOTES.md between its
 '<!-- limits:begin -->' and '<!-- limits:end -->' markers, under TEXT
 (which runs, their commits, the date and the command).
 """
+import argparse
 import glob
 import os
 import re
@@ -159,21 +160,14 @@ def table(dirs):
 
 
 def main():
-    args = sys.argv[1:]
-    notes = stamp = None
-    while args and args[0].startswith('--'):
-        if args[0] in ('--notes', '--stamp') and len(args) > 1:
-            if args[0] == '--notes':
-                notes = args[1]
-            else:
-                stamp = args[1]
-            args = args[2:]
-        else:
-            sys.exit(f'limits.py: unknown option {args[0]}: see its usage')
-    dirs = args
-    if not dirs or (notes and not stamp):
-        sys.exit('usage: scripts/limits.py [--notes NOTES.md --stamp TEXT] RESULTS_DIR... '
-                 '(build/results of make test runs; --stamp: which runs, when, for the section)')
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('dirs', nargs='+', metavar='RESULTS_DIR', help='build/results of a make test run')
+    ap.add_argument('--notes', help="write the table into this NOTES.md, between its limits markers")
+    ap.add_argument('--stamp', help='with --notes: which runs, when, by what command')
+    args = ap.parse_args()
+    dirs, notes, stamp = args.dirs, args.notes, args.stamp
+    if notes and not stamp:
+        ap.error('--notes needs --stamp: say which runs the table is of, when, and by what command')
     for d in dirs:
         if not glob.glob(os.path.join(d, 'test-*-results.txt')):
             sys.exit(f'{d}: no test-*-results.txt: give the build/results directory of a make test run')

@@ -61,6 +61,12 @@
  *                      ms for S seconds, each change published 1 ms after
  *                      it was computed (a debugfs hook): no reading steps
  *                      back
+ *   query              a query of adjtimex (modes 0, ADJ_OFFSET_SS_READ)
+ *                      leaves the core's page alone: its sequence count
+ *                      moves in at most 1 call in 10 (a tick), where a
+ *                      change moves it in every call; a tick right after a
+ *                      change (a stream of them, 1 s) publishes nothing, as
+ *                      stock's (at most 1 tick in 10 may)
  *   lib                libtod (tod.h) found the tod vDSO entries
  *                      (tod_vdso_available()), reads every id that exists
  *                      (the four tod ids included) inside a syscall
@@ -95,6 +101,7 @@ static const struct {
 	{ "hpetpage", case_hpetpage, "" },
 	{ "hpetrevoke", case_hpetrevoke, "[NPROC [timens]]" },
 	{ "publish", case_publish, "[SECONDS]" },
+	{ "query", case_query, "" },
 	{ "lib", case_lib, "" },
 };
 

@@ -8,7 +8,8 @@
  *   tod_vdso_syscalls.c    syscalls, timens: the system calls the entries
  *                          make, and the time namespace they read in
  *   tod_vdso_switch.c      switch: readers while the timesource rotates
- *   tod_vdso_publish.c     publish: readers while a rate change is late
+ *   tod_vdso_publish.c     publish: readers while a rate change is late;
+ *                          query: a query of adjtimex writes no page
  *   tod_vdso_hpet.c        hpetpage, and the HPET page helpers
  *   tod_vdso_hpetrevoke.c  hpetrevoke: the page revoked everywhere
  *   tod_vdso_common.c      the vDSO entries, the clock ids, the CPUs, sysfs
@@ -151,6 +152,7 @@ void case_switch(int argc, char **argv);
 void case_hpetpage(int argc, char **argv);
 void case_hpetrevoke(int argc, char **argv);
 void case_publish(int argc, char **argv);
+void case_query(int argc, char **argv);
 void case_lib(int argc, char **argv);
 
 #endif

@@ -172,3 +172,111 @@ void case_publish(int argc, char **argv)
 			 "no reading stepped back across a late publish: %ld inversions (worst %lld ns), %ld errors, %ld of %ld calls delayed (the shortest took %lld us)\n",
 			 inv, (long long)worst, errors, late, flips, (long long)(shortest / 1000));
 }
+
+/* --- query ----------------------------------------------------------------- */
+
+#define Q_CALLS		2000
+#define Q_STOCK_DATA	128		/* the stock vdso_data: DECLARE_VVAR(128, ...) */
+#define Q_TOD_DATA	(4 * PAGE + 128)	/* the core's: its fifth page, TOD_VDSO_DATA_OFFSET in */
+
+/*
+ * Q_CALLS clock_adjtime(clk) calls with MODES (and FREQ): how many of them
+ * saw the sequence count at SEQ change across the call; -1 if a call failed.
+ */
+static long q_moved(const volatile uint32_t *seq, clockid_t clk, unsigned int modes, long freq)
+{
+	long moved = 0, i;
+
+	for (i = 0; i < Q_CALLS; i++) {
+		struct timex tx = { .modes = modes, .freq = freq };
+		uint32_t before = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+
+		if (syscall(TOD_SYS_clock_adjtime, clk, &tx) < 0) {
+			ksft_print_msg("clock_adjtime(%d, modes %#x): %s\n", (int)clk, modes, strerror(errno));
+			return -1;
+		}
+		moved += __atomic_load_n(seq, __ATOMIC_ACQUIRE) != before;
+	}
+	return moved;
+}
+
+/*
+ * A tick that comes right after an accumulation has nothing to publish:
+ * as stock's, it leaves the page alone. For Q_TICKS_SECS, changes (the same
+ * frequency again) each a few microseconds after the last: each publishes
+ * once, and every tick in between finds the last accumulation microseconds
+ * old. The count moves by 2 a change; each tick that published anyway adds
+ * 2 more. A tick is CLOCK_REALTIME_COARSE's resolution; a tenth of the
+ * ticks may publish (the process preempted or the CPU taken away for half
+ * a tick between two calls).
+ */
+#define Q_TICKS_SECS	1
+
+static void q_ticks(const volatile uint32_t *seq, long freq)
+{
+	int64_t tick = res_ns(CLOCK_REALTIME_COARSE), t0, elapsed;
+	uint32_t before = __atomic_load_n(seq, __ATOMIC_ACQUIRE), moved;
+	long calls = 0, ticks, extra;
+
+	t0 = raw_ns();
+	do {
+		struct timex tx = { .modes = ADJ_FREQUENCY, .freq = freq };
+
+		if (syscall(TOD_SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0) {
+			ksft_test_result_fail("clock_adjtime(ADJ_FREQUENCY): %s\n", strerror(errno));
+			return;
+		}
+		calls++;
+		elapsed = raw_ns() - t0;
+	} while (elapsed < Q_TICKS_SECS * NSEC_PER_SEC);
+	moved = __atomic_load_n(seq, __ATOMIC_ACQUIRE) - before;
+	ticks = tick > 0 ? elapsed / tick : 0;
+	extra = (long)(moved / 2) - calls;
+	ksft_test_result(ticks > 0 && extra >= 0 && extra <= ticks / 10,
+			 "ticks among changes made microseconds apart published %ld times in %ld ticks (%ld changes, the count moved by %u)\n",
+			 extra, ticks, calls, moved);
+}
+
+/*
+ * A query of adjtimex (modes 0, or adjtime(3)'s read) changes nothing, so
+ * the core must not write its page for it: readers would retry on every
+ * query, as they do on a change. Stock's query leaves its vDSO data alone.
+ * A tick may land inside a call and move the count, so a query may move it
+ * in a few calls out of Q_CALLS (at most 1 in 10 is allowed); a change moves
+ * it in every call, which shows the count read is the one the core writes.
+ */
+void case_query(int argc, char **argv)
+{
+	unsigned long start, end;
+	const volatile uint32_t *tod, *stock;
+	struct timex tx = { 0 };
+	long q0, qss, chg, st;
+
+	(void)argc;
+	(void)argv;
+	ksft_set_plan(4);
+	if (find_vvar(&start, &end) || end - start < 5 * PAGE)
+		ksft_exit_fail_msg("no [vvar] of 5 pages or more in /proc/self/maps: is this the kernel with CONFIG_NEWTOD?\n");
+	tod = (const volatile uint32_t *)(start + Q_TOD_DATA);
+	stock = (const volatile uint32_t *)(start + Q_STOCK_DATA);
+	if (syscall(TOD_SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0)
+		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME): %s\n", strerror(errno));
+
+	q0 = q_moved(tod, CLOCK_TOD_REALTIME, 0, 0);
+	ksft_test_result(q0 >= 0 && q0 <= Q_CALLS / 10,
+			 "a modes 0 query left the core's page alone: its count moved in %ld of %d calls\n",
+			 q0, Q_CALLS);
+	qss = q_moved(tod, CLOCK_TOD_REALTIME, ADJ_OFFSET_SS_READ, 0);
+	ksft_test_result(qss >= 0 && qss <= Q_CALLS / 10,
+			 "adjtime(3)'s read (ADJ_OFFSET_SS_READ) left the core's page alone: moved in %ld of %d calls\n",
+			 qss, Q_CALLS);
+	/* the same frequency again: a change as adjtimex sees it, and no harm */
+	chg = q_moved(tod, CLOCK_TOD_REALTIME, ADJ_FREQUENCY, tx.freq);
+	ksft_test_result(chg == Q_CALLS,
+			 "a change (ADJ_FREQUENCY, the same value) wrote the page every time: moved in %ld of %d calls\n",
+			 chg, Q_CALLS);
+	q_ticks(tod, tx.freq);
+	st = q_moved(stock, CLOCK_REALTIME, 0, 0);
+	ksft_print_msg("for comparison, stock: a modes 0 query of CLOCK_REALTIME moved its vDSO count in %ld of %d calls\n",
+		       st, Q_CALLS);
+}

@@ -64,9 +64,7 @@
  *   query              a query of adjtimex (modes 0, ADJ_OFFSET_SS_READ)
  *                      leaves the core's page alone: its sequence count
  *                      moves in at most 1 call in 10 (a tick), where a
- *                      change moves it in every call; a tick right after a
- *                      change (a stream of them, 1 s) publishes nothing, as
- *                      stock's (at most 1 tick in 10 may)
+ *                      change moves it in every call
  *   lib                libtod (tod.h) found the tod vDSO entries
  *                      (tod_vdso_available()), reads every id that exists
  *                      (the four tod ids included) inside a syscall

@@ -64,7 +64,10 @@
  *   query              a query of adjtimex (modes 0, ADJ_OFFSET_SS_READ)
  *                      leaves the core's page alone: its sequence count
  *                      moves in at most 1 call in 10 (a tick), where a
- *                      change moves it in every call
+ *                      change moves it in every call; a tick among
+ *                      changes made one after the other (1 s) publishes
+ *                      nothing, as stock's, but where the process did not
+ *                      run for half a tick or more
  *   lib                libtod (tod.h) found the tod vDSO entries
  *                      (tod_vdso_available()), reads every id that exists
  *                      (the four tod ids included) inside a syscall

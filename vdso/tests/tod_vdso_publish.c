@@ -201,6 +201,51 @@ static long q_moved(const volatile uint32_t *seq, clockid_t clk, unsigned int mo
 }
 
 /*
+ * A tick that comes right after an accumulation has nothing to publish:
+ * as stock's, it leaves the page alone. For Q_TICKS_SECS, changes (the same
+ * frequency again) one after the other: each publishes once (the count
+ * moves by 2), and a tick between two of them finds the last accumulation
+ * microseconds old. Only where this process did not run for half a tick
+ * or more (the vCPU taken away) may a tick publish: one for each tick of
+ * such a gap past its first half tick, counted on CLOCK_MONOTONIC_RAW
+ * around each call, plus 2 (the safety timer, the loop's ends). A tick is
+ * CLOCK_REALTIME_COARSE's resolution. The frequency is written back as
+ * read; a PLL would see it as set by hand.
+ */
+#define Q_TICKS_SECS	1
+
+static void q_ticks(const volatile uint32_t *seq, long freq)
+{
+	int64_t tick = res_ns(CLOCK_REALTIME_COARSE), t0, prev, now, gap;
+	uint32_t before = __atomic_load_n(seq, __ATOMIC_ACQUIRE), moved;
+	long calls = 0, allowed = 2, ticks, extra;
+
+	if (tick <= 0)
+		ksft_exit_fail_msg("clock_getres(CLOCK_REALTIME_COARSE): %s\n", strerror(errno));
+	t0 = prev = raw_ns();
+	do {
+		struct timex tx = { .modes = ADJ_FREQUENCY, .freq = freq };
+
+		if (syscall(TOD_SYS_clock_adjtime, CLOCK_TOD_REALTIME, &tx) < 0) {
+			ksft_test_result_fail("clock_adjtime(ADJ_FREQUENCY): %s\n", strerror(errno));
+			return;
+		}
+		calls++;
+		now = raw_ns();
+		gap = now - prev;
+		if (gap >= tick / 2)
+			allowed += (gap - tick / 2 + tick - 1) / tick;
+		prev = now;
+	} while (now - t0 < Q_TICKS_SECS * NSEC_PER_SEC);
+	moved = __atomic_load_n(seq, __ATOMIC_ACQUIRE) - before;
+	ticks = (now - t0) / tick;
+	extra = (long)(moved / 2) - calls;
+	ksft_test_result(extra >= 0 && extra <= allowed && allowed < ticks / 2,
+			 "ticks among changes made one after the other published %ld times in %ld ticks (at most %ld: gaps of half a tick or more; %ld changes, the count moved by %u)\n",
+			 extra, ticks, allowed, calls, moved);
+}
+
+/*
  * A query of adjtimex (modes 0, or adjtime(3)'s read) changes nothing, so
  * the core must not write its page for it: readers would retry on every
  * query, as they do on a change. Stock's query leaves its vDSO data alone.
@@ -217,7 +262,7 @@ void case_query(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	ksft_set_plan(3);
+	ksft_set_plan(4);
 	if (find_vvar(&start, &end) || end - start < 5 * PAGE)
 		ksft_exit_fail_msg("no [vvar] of 5 pages or more in /proc/self/maps: is this the kernel with CONFIG_NEWTOD?\n");
 	tod = (const volatile uint32_t *)(start + Q_TOD_DATA);
@@ -238,6 +283,7 @@ void case_query(int argc, char **argv)
 	ksft_test_result(chg == Q_CALLS,
 			 "a change (ADJ_FREQUENCY, the same value) wrote the page every time: moved in %ld of %d calls\n",
 			 chg, Q_CALLS);
+	q_ticks(tod, tx.freq);
 	st = q_moved(stock, CLOCK_REALTIME, 0, 0);
 	ksft_print_msg("for comparison, stock: a modes 0 query of CLOCK_REALTIME moved its vDSO count in %ld of %d calls\n",
 		       st, Q_CALLS);

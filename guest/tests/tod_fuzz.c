@@ -364,8 +364,8 @@ static void leap_arm(int ins)
 /*
  * The end of a leap second episode: the kernel log since its start (the
  * reset done, the flag not yet armed) must hold exactly one leap second,
- * of its kind. A query first accumulates, so that a leap due by now is
- * applied and logged even if no tick has run since (a stalled vCPU).
+ * of its kind. The leap came about a second before the episode ends, and
+ * the fuzzing's changes and the ticks accumulate since (a query does not).
  * Returns 1 if it does.
  */
 static int episode_check(int kfd, const char *mark, struct kscan *k, const struct kscan *at,

@@ -210,7 +210,8 @@ static void test_rates(void)
  * next NTP second, then steers off what the end of the share overshot:
  * between shares the clock can pause, a known fault (NOTES.md: open faults; stock's
  * slew runs on through the second). A pause lasts up to a tick (4 ms at
- * HZ=250) and, for a slew that makes the clock slower, the 0.5 ms by
+ * HZ=250; a tick after a wall second began never skips) and, for a slew
+ * that makes the clock slower, the 0.5 ms by
  * which its share ends before the second. Two or three fall in the 3 s
  * window; by least squares, two pauses of 4.5 ms at 1 and 2 s cost
  * 2.0 ppm, three at 0.5, 1.5 and 2.5 s 2.4 ppm: the limit is 2.5 ppm,
@@ -238,7 +239,7 @@ static void test_rates(void)
  * Wait for the single-shot request of @us to take its second share: the
  * first accumulation after an NTP second moves a share out of what
  * ADJ_OFFSET_SS_READ reports and sets the slew's rate, in one locked
- * section, and each ADJ_OFFSET_SS_READ is itself such an accumulation; so
+ * section, and ADJ_OFFSET_SS_READ replies from the last accumulation; so
  * the reply that changes comes as the share's slew starts. The second
  * share, not the first, so that at least a second has passed since the
  * request (what was left of the previous slew has decayed).

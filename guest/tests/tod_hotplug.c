@@ -17,16 +17,26 @@
  *     CLOCK_MONOTONIC_RAW within tod_rate_limit_ppm(), with the stock clocksource on
  *     the same counter as the tod source (so that the guest's TSC
  *     calibration is not what is measured);
- *  4. the core's safety timer keeps firing: its expiries, read from the
- *     hrtimer_expire_entry trace event (CLOCK_MONOTONIC stamps), are never
- *     more than 1 s (its longest period) + 250 ms apart, counting from the
- *     start of the trace to the first and from the last to its end. The
- *     timer runs where it was started, the boot CPU, which x86 cannot take
- *     offline: this checks that the hotplug does not stop it, not that it
- *     survives a migration.
+ *  4. after the cycles, the core's safety timer still fires, once a second
+ *     while NTP steers: with a PLL phase offset set and the accumulations
+ *     held for HOLD_MS (the debugfs hook newtod_hold_accumulation), its
+ *     expiries, read from the hrtimer_expire_entry trace event
+ *     (CLOCK_MONOTONIC stamps), are never more than 1 s + 250 ms apart,
+ *     counting from the start of the trace to the first and from the last
+ *     to its end. Any CPU that accumulates sets the timer again, CPU 1
+ *     included, so the cycles may have taken it offline with that CPU;
+ *  5. with nothing steered, on acpi_pm, held for QUIET_HOLD_MS: the timer
+ *     fires at its idle period, five eighths of what the 24-bit counter
+ *     counts (ACPI_PM_PERIOD_NS, 2.56 s), not every second: once, 2 s or
+ *     more into the hold (the tick sets it at least seven eighths of a
+ *     period ahead) and within the period + 250 ms. The hold stays under
+ *     the 4.1 s the counter counts, past which the clock would lose a
+ *     wrap.
  *
- * Needs root, CPU 1 and tracefs; the tod NTP frequency and offset are set
- * to zero first, since a test before may have left them steering.
+ * Cases 4 and 5 need the kernel's NEWTOD_TEST_HOOKS (they skip without),
+ * case 5 the acpi_pm source. Needs root, CPU 1 and tracefs; the tod NTP
+ * frequency and offset are set to zero first, since a test before may
+ * have left them steering.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <time.h>
@@ -48,6 +59,12 @@
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 #define TRACE "/sys/kernel/tracing/"
 #define EVENT TRACE "events/timer/hrtimer_expire_entry/"
+#define HOLD_HOOK "/sys/kernel/debug/newtod_hold_accumulation"
+#define HOLD_MS 2500
+#define QUIET_HOLD_MS 3500
+/* 1.25 x half of 7/8 of 2^24 cycles at 3.579545 MHz */
+#define ACPI_PM_PERIOD_NS 2563000000LL
+#define QUIET_MIN_GAP_NS 2000000000LL
 /*
  * The rate limit is todtest.h's tod_rate_limit_ppm(), shared with tod_core
  * and tod_vdso agree. Seen here: -0.00, +0.01, +0.00 ppm (default) and at
@@ -60,7 +77,7 @@
  * the limit is 20 ppm, 5.1x that: a lost tick (4 ms) is 1000 ppm.
  */
 #define RATE_PPM_DEBUG	20.0
-/* the timer's longest period (1 s) + 250 ms; gaps of 1.000-1.001 s seen */
+/* the timer's period while NTP steers (1 s) + 250 ms; gaps of 1.000-1.001 s seen */
 #define GAP_LIMIT_NS 1250000000LL
 #define NIDS 4
 
@@ -213,6 +230,33 @@ static int trace_collect(int64_t start, long *count, int64_t *gap, char *cpus, s
 	return 0;
 }
 
+/*
+ * Trace tod_safety_fn while the core's accumulations are held for HOLD_MS:
+ * its expiries, their largest gap (ends included) and their CPUs.
+ */
+static int held_expiries(int hold_ms, long *count, int64_t *gap, char *cpus, size_t clen)
+{
+	char ms[16];
+	int64_t start;
+
+	if (trace_setup())
+		return -1;
+	start = ns_of(CLOCK_MONOTONIC);
+	snprintf(ms, sizeof(ms), "%d", hold_ms);
+	if (write_file(HOLD_HOOK, ms)) {
+		ksft_print_msg("writing " HOLD_HOOK ": %s (a kernel with NEWTOD_TEST_HOOKS?)\n",
+			       strerror(errno));
+		trace_collect(start, count, gap, cpus, clen);
+		return -1;
+	}
+	usleep(hold_ms * 1000 + 50000);
+	if (trace_collect(start, count, gap, cpus, clen)) {
+		ksft_print_msg("reading " TRACE "trace: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Clear any frequency or offset a test before left in the tod NTP. */
 static int ntp_zero(void)
 {
@@ -237,14 +281,16 @@ int main(int argc, char **argv)
 	char orig[64], avail[256], stock[64], cpus[64], tmp[64];
 	const char *rot[3];
 	int nrot = 0, ret, seg, have_stock = 0, rate_bad = 0;
-	long done = 0, bad_cycles = 0, count;
+	long done = 0, bad_cycles = 0, count = 0, quiet_count = 0;
 	double worst_ppm = 0, worst_lim = 0, lim;
-	int64_t gap = 0, t_end, trace_start;
+	int64_t gap = 0, quiet_gap = 0, t_end;
+	int hooks, quiet_src = 0;
+	struct timex tx;
 	pthread_t th;
 	size_t j;
 
 	ksft_print_header();
-	ksft_set_plan(4);
+	ksft_set_plan(5);
 	if (cycles < 1 || seg_s < 1)
 		ksft_exit_fail_msg("usage: tod_hotplug [CYCLES >= 1] [SEGMENT_S >= 1]\n");
 	if (geteuid())
@@ -264,9 +310,10 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("clock_adjtime(CLOCK_TOD_REALTIME) to clear NTP: %s\n", strerror(-ret));
 	if (pin_cpu(0))
 		ksft_exit_fail_msg("sched_setaffinity(cpu0): %s\n", strerror(errno));
-	if (trace_setup())
-		ksft_exit_fail_msg("cannot trace the safety timer\n");
-	trace_start = ns_of(CLOCK_MONOTONIC);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	hooks = !access(HOLD_HOOK, W_OK);
+	if (!hooks)
+		ksft_print_msg("no writable " HOLD_HOOK ": cases 4 and 5 need NEWTOD_TEST_HOOKS\n");
 	ksft_print_msg("%ld cycles of cpu1 offline/online, a source switch every %ld s over %d sources (from %s)\n",
 		       cycles, seg_s, nrot, orig);
 
@@ -322,10 +369,32 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
-	if (trace_collect(trace_start, &count, &gap, cpus, sizeof(cpus))) {
-		ksft_print_msg("reading " TRACE "trace: %s\n", strerror(errno));
+
+	/* NTP was cleared before the cycles: nothing is steered */
+	quiet_src = hooks && in_word_list(avail, "acpi_pm");
+	if (quiet_src && !tod_set_source("acpi_pm")) {
+		usleep(100000);
+		if (held_expiries(QUIET_HOLD_MS, &quiet_count, &quiet_gap, tmp, sizeof(tmp)))
+			quiet_count = 0;
+	} else if (quiet_src) {
+		ksft_print_msg("the core did not take acpi_pm\n");
+	}
+	/* a phase offset the PLL slews for minutes (1 us: later tests do not see it) */
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_STATUS | ADJ_OFFSET | ADJ_MICRO;
+	tx.status = STA_PLL;
+	tx.offset = 1;
+	if (!hooks) {
+		count = 0;
+	} else if (adj(CLOCK_TOD_REALTIME, &tx) < 0) {
+		ksft_print_msg("clock_adjtime(CLOCK_TOD_REALTIME, ADJ_OFFSET): %s\n", strerror(errno));
+		count = 0;
+	} else if (held_expiries(HOLD_MS, &count, &gap, cpus, sizeof(cpus))) {
 		count = 0;
 	}
+	ret = ntp_zero();
+	if (ret)
+		ksft_print_msg("clearing the tod NTP again: %s\n", strerror(-ret));
 	tod_set_source(orig);
 	if (have_stock)
 		write_file(STOCK_CLOCKSOURCE, stock);
@@ -338,9 +407,22 @@ int main(int argc, char **argv)
 	ksft_test_result(!rate_bad,
 			 "CLOCK_TOD_MONOTONIC rate within %.3f ppm of the raw clock in every segment (worst %.3f ppm)\n",
 			 worst_lim, worst_ppm);
-	t_end = ns_of(CLOCK_MONOTONIC) - trace_start;
-	ksft_test_result(count >= t_end / GAP_LIMIT_NS && gap <= GAP_LIMIT_NS,
-			 "safety timer: %ld expiries in %.1f s on cpus %s, largest gap %.3f s (limit %.3f s, ends included)\n",
-			 count, t_end / 1e9, cpus[0] ? cpus : "none", gap / 1e9, GAP_LIMIT_NS / 1e9);
+	t_end = HOLD_MS * 1000000LL;
+	if (!hooks)
+		ksft_test_result_skip("safety timer while NTP steers: no test hooks\n");
+	else
+		ksft_test_result(count >= t_end / GAP_LIMIT_NS && gap <= GAP_LIMIT_NS,
+				 "safety timer: %ld expiries in %.1f s held while NTP steers, on cpus %s, largest gap %.3f s (limit %.3f s, ends included)\n",
+				 count, t_end / 1e9, cpus[0] ? cpus : "none", gap / 1e9,
+				 GAP_LIMIT_NS / 1e9);
+	if (!quiet_src)
+		ksft_test_result_skip("safety timer with nothing steered: %s\n",
+				      hooks ? "no acpi_pm" : "no test hooks");
+	else
+		ksft_test_result(quiet_count == 1 && quiet_gap >= QUIET_MIN_GAP_NS &&
+				 quiet_gap <= ACPI_PM_PERIOD_NS + 250000000LL,
+				 "safety timer on acpi_pm with nothing steered: %ld expiries in %.1f s held (1 allowed), the first %.3f s in (limits %.3f to %.3f s)\n",
+				 quiet_count, QUIET_HOLD_MS / 1e3, quiet_gap / 1e9,
+				 QUIET_MIN_GAP_NS / 1e9, (ACPI_PM_PERIOD_NS + 250000000LL) / 1e9);
 	ksft_finished();
 }
